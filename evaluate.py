@@ -1,0 +1,253 @@
+"""Score recorded RAG outputs, one question at a time, against frozen labels.
+
+evaluate(corpus, case, run, k=2) returns six values for one question:
+
+    precision    relevant IDs in the top k / k (fixed slots, even if fewer came back)
+    recall       relevant IDs in the top k / relevant IDs
+    rr           1 / rank of the first relevant ID in the top k; 0.0 if none
+    support      supported claims / generated claims
+    coverage     supported expected claims / expected claims
+    abstention_correct   True when the answer has no claims, else False
+
+A claim is supported only when it has a citation and *every* citation is a
+labelled source of that claim within the top k (strict citations).
+A value that does not apply is None, shown as n/a and never counted as 0:
+retrieval and coverage on an unanswerable question (no relevant documents),
+support on an empty answer, abstention on an answerable question.
+
+Every input is validated first. Any fault raises EvaluationError, a
+ValueError whose message names the field and shows the value. Inputs are
+never modified. Nothing here reads text, extracts claims or calls a model.
+
+The comparison helpers at the end turn per-question results into macro
+means (n/a skipped and counted), pooled support and per-question changes.
+"""
+
+MAX_ID_LENGTH = 32
+MAX_IDS = 100      # per tuple of IDs, corpus documents and claims in one run
+MAX_K = 100
+LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
+ID_CHARACTERS = LETTERS | frozenset("0123456789-")
+METRICS = ("precision", "recall", "rr", "support", "coverage", "abstention_correct")
+
+
+class EvaluationError(ValueError):
+    """An input breaks the contract; the message names the field and the value."""
+
+
+# --- Validation -------------------------------------------------------------
+
+def shown(value, limit=80):
+    """Return repr(value), cut to `limit` characters ending in '...'."""
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not escape as another error
+        text = "<%s with a broken repr>" % type(value).__name__
+    if len(text) > limit:
+        text = text[:limit - 3] + "..."
+    return text
+
+
+def invalid(field, template, *values):
+    """Return an EvaluationError 'field: template', each value shown by repr."""
+    return EvaluationError(field + ": " + template % tuple(map(shown, values)))
+
+
+def is_id(value):
+    """True for a str of 1 to 32 characters: a-z first, then a-z, 0-9 or '-'."""
+    # Exact types only: a str subclass is not a str here.
+    return (type(value) is str and 0 < len(value) <= MAX_ID_LENGTH
+            and value[0] in LETTERS and ID_CHARACTERS.issuperset(value))
+
+
+def check_ids(value, field):
+    """Check that value is a tuple of at most 100 distinct IDs (maybe empty)."""
+    if type(value) is not tuple:
+        raise invalid(field, "expected a tuple, got %s", value)
+    if len(value) > MAX_IDS:
+        raise invalid(field, "expected at most %s IDs, got %s: %s",
+                      MAX_IDS, len(value), value)
+    seen = set()
+    for item in value:
+        if not is_id(item):
+            raise invalid(field, "invalid ID %s", item)
+        if item in seen:
+            raise invalid(field, "repeated ID %s", item)
+        seen.add(item)
+
+
+def check_known(ids, corpus, field):
+    """Check that every ID names a corpus document."""
+    for doc_id in ids:
+        if doc_id not in corpus:
+            raise invalid(field, "unknown document %s", doc_id)
+
+
+def required(mapping, name, key):
+    """Return mapping[key], or raise naming the field name["key"]."""
+    if key not in mapping:
+        raise invalid('%s["%s"]' % (name, key), "missing from %s", mapping)
+    return mapping[key]
+
+
+def check_corpus(corpus):
+    """Check that corpus maps 1 to 100 IDs to texts that are not blank."""
+    if type(corpus) is not dict:
+        raise invalid("corpus", "expected a dict, got %s", corpus)
+    if not corpus:
+        raise invalid("corpus", "expected at least one document, got %s", corpus)
+    check_ids(tuple(corpus), "corpus")
+    for doc_id, text in corpus.items():
+        # Text is checked for shape only: nothing here reads what it says.
+        if type(text) is not str or not text.strip():
+            raise invalid("corpus[%s]" % shown(doc_id),
+                          "expected text with a non-whitespace character, got %s", text)
+
+
+def checked_case(case, corpus):
+    """Return (relevant, support) of a valid case; other keys are ignored."""
+    if type(case) is not dict:
+        raise invalid("case", "expected a dict, got %s", case)
+    relevant = required(case, "case", "relevant")
+    check_ids(relevant, 'case["relevant"]')
+    check_known(relevant, corpus, 'case["relevant"]')
+    support = required(case, "case", "support")
+    if type(support) is not dict:
+        raise invalid('case["support"]', "expected a dict, got %s", support)
+    check_ids(tuple(support), 'case["support"]')
+    permitted = set(relevant)
+    for claim_id, sources in support.items():
+        field = 'case["support"][%s]' % shown(claim_id)
+        check_ids(sources, field)
+        if not sources:
+            raise invalid(field, "expected at least one source, got %s", sources)
+        for source in sources:
+            if source not in permitted:
+                raise invalid(field, 'source %s is not in case["relevant"]', source)
+    # Sources lie within `relevant`, so expected claims imply relevant
+    # documents. The converse is checked here: relevant documents and no
+    # expected claims. Both empty is an unanswerable question.
+    if relevant and not support:
+        raise invalid('case["support"]', 'expected claims for case["relevant"] %s, got %s',
+                      relevant, support)
+    return relevant, support
+
+
+def check_claims(claims):
+    """Check that claims is a tuple of at most 100 (claim ID, citations) pairs."""
+    if type(claims) is not tuple:
+        raise invalid('run["claims"]', "expected a tuple, got %s", claims)
+    if len(claims) > MAX_IDS:
+        raise invalid('run["claims"]', "expected at most %s claims, got %s: %s",
+                      MAX_IDS, len(claims), claims)
+    seen = set()
+    for index, pair in enumerate(claims):
+        field = 'run["claims"][%d]' % index
+        if type(pair) is not tuple or len(pair) != 2:
+            raise invalid(field, "expected a (claim ID, citations) pair, got %s", pair)
+        claim_id, citations = pair
+        if not is_id(claim_id):
+            raise invalid(field, "invalid claim ID %s", claim_id)
+        if claim_id in seen:
+            raise invalid(field, "repeated claim ID %s", claim_id)
+        seen.add(claim_id)
+        # Citations may be empty or name documents outside the corpus: such
+        # a claim is scored as unsupported, not rejected.
+        check_ids(citations, field + "[1]")
+
+
+def checked_run(run, corpus):
+    """Return (retrieved, claims) of a valid run; other keys are ignored."""
+    if type(run) is not dict:
+        raise invalid("run", "expected a dict, got %s", run)
+    retrieved = required(run, "run", "retrieved")
+    check_ids(retrieved, 'run["retrieved"]')
+    check_known(retrieved, corpus, 'run["retrieved"]')
+    claims = required(run, "run", "claims")
+    check_claims(claims)
+    return retrieved, claims
+
+
+def check_k(k):
+    """Check that the cutoff k is an int from 1 to 100."""
+    # True is an int to Python, but it is not a cutoff.
+    if type(k) is not int or not 1 <= k <= MAX_K:
+        raise invalid("k", "expected an int from 1 to %s, got %s", MAX_K, k)
+
+
+def validate(corpus, case, run, k):
+    """Check every input rule; return (relevant, support, retrieved, claims)."""
+    check_corpus(corpus)
+    relevant, support = checked_case(case, corpus)
+    retrieved, claims = checked_run(run, corpus)
+    check_k(k)
+    return relevant, support, retrieved, claims
+
+
+# --- Scoring one question ---------------------------------------------------
+
+def is_supported(citations, sources, visible):
+    """True when there is a citation and each is a labelled source in view."""
+    # Strict citations: one good citation does not excuse a bad one, a real
+    # document that is not a labelled source does not count, and neither
+    # does a labelled source outside the top k.
+    return bool(citations) and all(
+        cited in sources and cited in visible for cited in citations)
+
+
+def tally(corpus, case, run, *, k=2):
+    """Return the counts behind every metric of one question, after validation.
+
+    relevant   documents labelled relevant      hits        of them in the top k
+    k          slots in the top k                first_hit   rank of the first hit, or None
+    generated  claims in the answer              supported   of them supported
+    expected   claims labelled for the question
+    """
+    relevant, support, retrieved, claims = validate(corpus, case, run, k)
+    top = retrieved[:k]
+    visible = set(top)
+    permitted = set(relevant)
+    hit_ranks = [rank for rank, doc_id in enumerate(top, start=1) if doc_id in permitted]
+    # A claim with no support label has no permitted sources: never supported.
+    supported = [claim_id for claim_id, citations in claims
+                 if is_supported(citations, support.get(claim_id, ()), visible)]
+    return {
+        "relevant": len(relevant),
+        "k": k,
+        "hits": len(hit_ranks),
+        "first_hit": hit_ranks[0] if hit_ranks else None,
+        "generated": len(claims),
+        "supported": len(supported),
+        "expected": len(support),
+    }
+
+
+def reciprocal_rank(first_hit):
+    """Return 1 / rank of the first hit, or 0.0 when the top k holds none."""
+    if first_hit is None:
+        return 0.0  # nothing relevant in view: the lowest score, not n/a
+    return 1 / first_hit
+
+
+def scores(counts):
+    """Return the six metrics of one question from its tally; None is n/a."""
+    # n/a is never 0: a metric with no denominator to speak of is None.
+    answerable = counts["relevant"] > 0
+    answered = counts["generated"] > 0
+    return {
+        # Fixed slots: the denominator is k even when fewer documents came back.
+        "precision": counts["hits"] / counts["k"] if answerable else None,
+        "recall": counts["hits"] / counts["relevant"] if answerable else None,
+        "rr": reciprocal_rank(counts["first_hit"]) if answerable else None,
+        "support": counts["supported"] / counts["generated"] if answered else None,
+        # A supported claim always has a label and claim IDs are unique, so
+        # the supported generated claims are exactly the expected ones covered.
+        "coverage": counts["supported"] / counts["expected"] if answerable else None,
+        # An empty answer models abstention, whatever a refusal would say.
+        "abstention_correct": None if answerable else not answered,
+    }
+
+
+def evaluate(corpus, case, run, *, k=2):
+    """Validate one question's inputs and return its six metrics in order."""
+    return scores(tally(corpus, case, run, k=k))

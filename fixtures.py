@@ -1,0 +1,72 @@
+"""The frozen test set: five fictional notes, four questions, two recorded systems.
+
+Systems "A" and "B" are hand-written outputs chosen to make each scoring rule
+visible; they are not measurements of any real model. Claims are given as
+claim IDs that a person has already annotated, each with the notes it cites.
+"""
+
+# Document ID -> text. Only the IDs are scored; the text is there to be read.
+CORPUS = {
+    "launch":    "The release window for the fictional Larkspur app opens on Monday.",
+    "rollback":  "Rollback, step one: send all traffic back to the previous version.",
+    "checklist": "Rollback, step two: once traffic is back on the old version, run the smoke test.",
+    "owners":    "The fictional Aurora team owns the checkout latency alert.",
+    "archive":   "Planning notes for Project Heron, retired long ago and kept for history only.",
+}
+
+# Case name -> question, relevant documents, and support: expected claim ID ->
+# the documents that may be cited for it.
+CASES = {
+    # One relevant note, one expected claim.
+    "launch": {
+        "question": "When does the Larkspur release window open?",
+        "relevant": ("launch",),
+        "support":  {"monday": ("launch",)},
+    },
+    # Two notes are needed: each rollback step has its own source.
+    "rollback": {
+        "question": "What are the two steps of a rollback?",
+        "relevant": ("rollback", "checklist"),
+        "support":  {"switch": ("rollback",), "smoke": ("checklist",)},
+    },
+    # One relevant note; the archive note is a plausible distractor.
+    "owner": {
+        "question": "Which team owns the checkout latency alert?",
+        "relevant": ("owners",),
+        "support":  {"aurora": ("owners",)},
+    },
+    # Unanswerable: no note says where the backup lives, so nothing is relevant
+    # and no claim is expected. The right answer is to abstain.
+    "region": {
+        "question": "In which region is the backup hosted?",
+        "relevant": (),
+        "support":  {},
+    },
+}
+
+# Case name -> system -> what it retrieved (in rank order) and the claims of its
+# answer, each as (claim ID, cited documents).
+RUNS = {
+    # B adds a claim that no label backs: its support falls to 0.50.
+    "launch": {
+        "A": {"retrieved": ("launch", "archive"), "claims": (("monday", ("launch",)),)},
+        "B": {"retrieved": ("launch", "archive"), "claims": (("monday", ("launch",)),
+                                                             ("bonus", ("launch",)))},
+    },
+    # A retrieves one note for two slots and states only the first step.
+    "rollback": {
+        "A": {"retrieved": ("rollback",), "claims": (("switch", ("rollback",)),)},
+        "B": {"retrieved": ("rollback", "checklist"), "claims": (("switch", ("rollback",)),
+                                                                 ("smoke", ("checklist",)))},
+    },
+    # A ranks the distractor first and cites it; B cites the right note.
+    "owner": {
+        "A": {"retrieved": ("archive", "owners"), "claims": (("aurora", ("archive",)),)},
+        "B": {"retrieved": ("owners", "archive"), "claims": (("aurora", ("owners",)),)},
+    },
+    # A answers a question the corpus cannot answer; B abstains.
+    "region": {
+        "A": {"retrieved": ("archive",), "claims": (("region", ("archive",)),)},
+        "B": {"retrieved": (),           "claims": ()},
+    },
+}

@@ -1,0 +1,525 @@
+"""Lock down evaluate.py: worked checks, every input rule, exact outputs.
+
+Run from the project folder:  python -m unittest
+"""
+import collections
+import copy
+import doctest
+import os
+import random
+import subprocess
+import sys
+import unittest
+
+import evaluate
+from evaluate import EvaluationError
+from fixtures import CASES, CORPUS, RUNS
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load_tests(loader, tests, pattern):
+    """Also run the README's examples, so that they cannot drift from the code."""
+    readme = os.path.join(HERE, "README.md")
+    tests.addTests(doctest.DocFileSuite(readme, module_relative=False))
+    return tests
+
+
+# --- Inputs shared by the tests ---------------------------------------------
+
+CASE = CASES["rollback"]           # answerable, two expected claims
+RUN = RUNS["rollback"]["B"]        # two retrieved notes, two supported claims
+
+
+def inputs(**changes):
+    """Return evaluate()'s keyword arguments for rollback/B, some replaced."""
+    return dict({"corpus": CORPUS, "case": CASE, "run": RUN, "k": 2}, **changes)
+
+
+def case_with(**fields):
+    """Return a copy of the rollback case with some fields replaced."""
+    return dict(CASE, **fields)
+
+
+def run_with(**fields):
+    """Return a copy of the rollback/B run with some fields replaced."""
+    return dict(RUN, **fields)
+
+
+def owner_answer(*citations):
+    """Return owner inputs: owners and archive retrieved, aurora citing `citations`."""
+    run = {"retrieved": ("owners", "archive"), "claims": (("aurora", citations),)}
+    return inputs(case=CASES["owner"], run=run)
+
+
+class Dict(dict):
+    """A dict subclass, which the contract does not accept as a dict."""
+
+
+class Tuple(tuple):
+    """A tuple subclass, which the contract does not accept as a tuple."""
+
+
+class Str(str):
+    """A str subclass, which the contract does not accept as a str."""
+
+
+class BrokenRepr:
+    """A value whose repr raises, as a hostile input might."""
+
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+Pair = collections.namedtuple("Pair", "claim citations")
+
+IDS_100 = tuple("d%d" % i for i in range(100))
+IDS_101 = tuple("d%d" % i for i in range(101))
+CORPUS_100 = {doc_id: "A note." for doc_id in IDS_100}
+ID_32 = "a" * 32
+ID_33 = "a" * 33
+
+
+# --- Worked checks from the contract ----------------------------------------
+
+class WorkedChecks(unittest.TestCase):
+    """The worked checks of SPEC.md, each one behaviour."""
+
+    # The mutation checks rerun these tests against altered copies of evaluate.
+    evaluate = staticmethod(evaluate.evaluate)
+
+    def score(self, name, system, k=2):
+        """Return the metrics of one fixture run."""
+        return self.evaluate(CORPUS, CASES[name], RUNS[name][system], k=k)
+
+    def test_short_list_keeps_the_cutoff_denominator(self):
+        result = self.score("rollback", "A")
+        self.assertEqual(result["precision"], 0.5)  # one hit over two slots
+        self.assertEqual(result["recall"], 0.5)
+
+    def test_citing_a_distractor_supports_nothing(self):
+        result = self.score("owner", "A")
+        self.assertEqual((result["recall"], result["rr"]), (1.0, 0.5))
+        self.assertEqual((result["support"], result["coverage"]), (0.0, 0.0))
+
+    def test_unlabelled_claim_halves_support_but_not_coverage(self):
+        result = self.score("launch", "B")
+        self.assertEqual(result["recall"], 1.0)
+        self.assertEqual(result["support"], 0.5)
+        self.assertEqual(result["coverage"], 1.0)
+
+    def test_source_outside_the_cutoff_supports_nothing(self):
+        result = self.score("rollback", "B", k=1)
+        self.assertEqual((result["support"], result["coverage"]), (0.5, 0.5))
+
+    def test_one_bad_citation_makes_a_claim_unsupported(self):
+        for citations in [(), ("unknown",), ("owners", "archive")]:
+            with self.subTest(citations=citations):
+                result = self.evaluate(**owner_answer(*citations))
+                self.assertEqual(result["support"], 0.0)
+
+    def test_answerable_question_with_nothing_back_scores_zero_not_na(self):
+        result = self.evaluate(**inputs(run={"retrieved": (), "claims": ()}))
+        self.assertEqual(result, {
+            "precision": 0.0, "recall": 0.0, "rr": 0.0,
+            "support": None, "coverage": 0.0, "abstention_correct": None})
+
+    def test_unanswerable_question_scores_only_support_and_abstention(self):
+        self.assertEqual(self.score("region", "A"), {
+            "precision": None, "recall": None, "rr": None,
+            "support": 0.0, "coverage": None, "abstention_correct": False})
+        self.assertEqual(self.score("region", "B"), {
+            "precision": None, "recall": None, "rr": None,
+            "support": None, "coverage": None, "abstention_correct": True})
+
+    def test_every_fixture_run_scores_exactly(self):
+        expected = {
+            # (case, system): precision, recall, rr, support, coverage, abstention
+            ("launch", "A"):   (0.5, 1.0, 1.0, 1.0, 1.0, None),
+            ("launch", "B"):   (0.5, 1.0, 1.0, 0.5, 1.0, None),
+            ("rollback", "A"): (0.5, 0.5, 1.0, 1.0, 0.5, None),
+            ("rollback", "B"): (1.0, 1.0, 1.0, 1.0, 1.0, None),
+            ("owner", "A"):    (0.5, 1.0, 0.5, 0.0, 0.0, None),
+            ("owner", "B"):    (0.5, 1.0, 1.0, 1.0, 1.0, None),
+            ("region", "A"):   (None, None, None, 0.0, None, False),
+            ("region", "B"):   (None, None, None, None, None, True),
+        }
+        for (name, system), values in expected.items():
+            with self.subTest(case=name, system=system):
+                result = self.score(name, system)
+                self.assertEqual(list(result), list(evaluate.METRICS))
+                self.assertEqual(tuple(result.values()), values)
+
+
+class Metrics(unittest.TestCase):
+    """Definitions of the metrics beyond the worked checks."""
+
+    def test_result_keys_come_in_the_contract_order(self):
+        self.assertEqual(list(evaluate.evaluate(**inputs())), [
+            "precision", "recall", "rr", "support", "coverage", "abstention_correct"])
+
+    def test_ratios_are_floats_and_abstention_a_bool(self):
+        for name, runs in RUNS.items():
+            for system, run in runs.items():
+                with self.subTest(case=name, system=system):
+                    result = evaluate.evaluate(CORPUS, CASES[name], run)
+                    for key, value in result.items():
+                        wanted = bool if key == "abstention_correct" else float
+                        self.assertIn(type(value), (wanted, type(None)))
+
+    def test_reciprocal_rank_follows_the_first_relevant_rank(self):
+        for retrieved, k, rr in [
+                (("owners",), 1, 1.0),
+                (("archive", "owners"), 2, 0.5),
+                (("archive", "launch", "owners"), 3, 1 / 3),
+                (("archive", "launch", "rollback", "owners"), 4, 0.25),
+                (("archive", "launch", "owners"), 2, 0.0),   # beyond the cutoff
+        ]:
+            with self.subTest(retrieved=retrieved, k=k):
+                run = {"retrieved": retrieved, "claims": ()}
+                result = evaluate.evaluate(CORPUS, CASES["owner"], run, k=k)
+                self.assertEqual(result["rr"], rr)
+
+    def test_precision_keeps_k_slots_at_every_cutoff(self):
+        run = {"retrieved": ("rollback",), "claims": ()}
+        for k, precision in [(1, 1.0), (2, 0.5), (4, 0.25), (100, 0.01)]:
+            with self.subTest(k=k):
+                result = evaluate.evaluate(CORPUS, CASE, run, k=k)
+                self.assertEqual(result["precision"], precision)
+                self.assertEqual(result["recall"], 0.5)
+
+    def test_default_cutoff_is_two(self):
+        run = {"retrieved": ("archive", "launch", "rollback"), "claims": ()}
+        self.assertEqual(evaluate.evaluate(CORPUS, CASE, run),
+                         evaluate.evaluate(CORPUS, CASE, run, k=2))
+        self.assertEqual(evaluate.evaluate(CORPUS, CASE, run)["precision"], 0.0)
+
+    def test_labelled_source_that_was_not_retrieved_supports_nothing(self):
+        run = {"retrieved": ("rollback",), "claims": (("smoke", ("checklist",)),)}
+        self.assertEqual(evaluate.evaluate(CORPUS, CASE, run)["support"], 0.0)
+
+    def test_claim_with_several_labelled_sources_may_cite_any_of_them(self):
+        case = case_with(support={"steps": ("rollback", "checklist")})
+        for citations, support in [(("rollback",), 1.0), (("checklist", "rollback"), 1.0),
+                                   (("rollback", "launch"), 0.0)]:
+            with self.subTest(citations=citations):
+                run = run_with(claims=(("steps", citations),))
+                result = evaluate.evaluate(CORPUS, case, run)
+                self.assertEqual((result["support"], result["coverage"]), (support, support))
+
+    def test_source_of_another_claim_does_not_support(self):
+        run = run_with(claims=(("switch", ("checklist",)), ("smoke", ("checklist",))))
+        result = evaluate.evaluate(CORPUS, CASE, run)
+        self.assertEqual((result["support"], result["coverage"]), (0.5, 0.5))
+
+    def test_claims_on_an_unanswerable_question_are_never_supported(self):
+        run = {"retrieved": ("archive",), "claims": (("region", ("archive",)), ("x", ()))}
+        result = evaluate.evaluate(CORPUS, CASES["region"], run)
+        self.assertEqual((result["support"], result["abstention_correct"]), (0.0, False))
+
+    def test_tally_keeps_the_counts_behind_each_ratio(self):
+        counts = evaluate.tally(CORPUS, CASES["launch"], RUNS["launch"]["B"])
+        self.assertEqual(counts, {"relevant": 1, "k": 2, "hits": 1, "first_hit": 1,
+                                  "generated": 2, "supported": 1, "expected": 1})
+        counts = evaluate.tally(CORPUS, CASE, {"retrieved": ("archive",), "claims": ()}, k=3)
+        self.assertEqual(counts, {"relevant": 2, "k": 3, "hits": 0, "first_hit": None,
+                                  "generated": 0, "supported": 0, "expected": 2})
+
+    def test_scores_come_from_the_tally_alone(self):
+        counts = {"relevant": 4, "k": 8, "hits": 2, "first_hit": 4,
+                  "generated": 8, "supported": 2, "expected": 4}
+        self.assertEqual(evaluate.scores(counts), {
+            "precision": 0.25, "recall": 0.5, "rr": 0.25,
+            "support": 0.25, "coverage": 0.5, "abstention_correct": None})
+
+
+# --- Input rules ------------------------------------------------------------
+
+# (what is wrong, evaluate()'s arguments, the exact message)
+REJECTED = [
+    # k: an exact int from 1 to 100.
+    ("k of 0", inputs(k=0), "k: expected an int from 1 to 100, got 0"),
+    ("k of 101", inputs(k=101), "k: expected an int from 1 to 100, got 101"),
+    ("k of True", inputs(k=True), "k: expected an int from 1 to 100, got True"),
+    ("k of 1.5", inputs(k=1.5), "k: expected an int from 1 to 100, got 1.5"),
+    ("k as text", inputs(k="2"), "k: expected an int from 1 to 100, got '2'"),
+    ("k of None", inputs(k=None), "k: expected an int from 1 to 100, got None"),
+    # corpus: a non-empty dict of at most 100 IDs to texts that are not blank.
+    ("corpus as a list", inputs(corpus=["launch"]), "corpus: expected a dict, got ['launch']"),
+    ("corpus as a dict subclass", inputs(corpus=Dict(owners="The team.")),
+     "corpus: expected a dict, got {'owners': 'The team.'}"),
+    ("empty corpus", inputs(corpus={}), "corpus: expected at least one document, got {}"),
+    ("uppercase document ID", inputs(corpus={"Launch": "x"}), "corpus: invalid ID 'Launch'"),
+    ("33-character document ID", inputs(corpus={ID_33: "x"}), "corpus: invalid ID '%s'" % ID_33),
+    ("101 documents", inputs(corpus=dict.fromkeys(IDS_101, "A note.")),
+     "corpus: expected at most 100 IDs, got 101: "
+     "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
+    ("blank text", inputs(corpus=dict(CORPUS, archive=" \n\t")),
+     "corpus['archive']: expected text with a non-whitespace character, got ' \\n\\t'"),
+    ("empty text", inputs(corpus=dict(CORPUS, archive="")),
+     "corpus['archive']: expected text with a non-whitespace character, got ''"),
+    ("text as bytes", inputs(corpus=dict(CORPUS, archive=b"old")),
+     "corpus['archive']: expected text with a non-whitespace character, got b'old'"),
+    ("text as a str subclass", inputs(corpus=dict(CORPUS, archive=Str("old"))),
+     "corpus['archive']: expected text with a non-whitespace character, got 'old'"),
+    # case: a dict with an ID tuple "relevant" and a dict "support".
+    ("case as a tuple", inputs(case=()), "case: expected a dict, got ()"),
+    ("case as a dict subclass", inputs(case=Dict(relevant=(), support={})),
+     "case: expected a dict, got {'relevant': (), 'support': {}}"),
+    ("case without relevant", inputs(case={"support": {}}),
+     "case[\"relevant\"]: missing from {'support': {}}"),
+    ("relevant as a list", inputs(case=case_with(relevant=["rollback"])),
+     "case[\"relevant\"]: expected a tuple, got ['rollback']"),
+    ("relevant as a tuple subclass", inputs(case=case_with(relevant=Tuple(["rollback"]))),
+     "case[\"relevant\"]: expected a tuple, got ('rollback',)"),
+    ("unknown relevant document", inputs(case=case_with(relevant=("rollback", "zeta"))),
+     "case[\"relevant\"]: unknown document 'zeta'"),
+    ("repeated relevant document", inputs(case=case_with(relevant=("rollback", "rollback"))),
+     "case[\"relevant\"]: repeated ID 'rollback'"),
+    ("case without support", inputs(case={"relevant": ()}),
+     "case[\"support\"]: missing from {'relevant': ()}"),
+    ("support as a list", inputs(case=case_with(support=[])),
+     "case[\"support\"]: expected a dict, got []"),
+    ("support as a dict subclass", inputs(case=case_with(support=Dict())),
+     "case[\"support\"]: expected a dict, got {}"),
+    ("claim label with an underscore", inputs(case=case_with(support={"s_1": ("rollback",)})),
+     "case[\"support\"]: invalid ID 's_1'"),
+    ("101 claim labels", inputs(case=case_with(support=dict.fromkeys(IDS_101, ("rollback",)))),
+     "case[\"support\"]: expected at most 100 IDs, got 101: "
+     "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
+    ("sources as a list", inputs(case=case_with(support={"switch": ["rollback"]})),
+     "case[\"support\"]['switch']: expected a tuple, got ['rollback']"),
+    ("no sources", inputs(case=case_with(support={"switch": ()})),
+     "case[\"support\"]['switch']: expected at least one source, got ()"),
+    ("repeated source", inputs(case=case_with(support={"switch": ("rollback", "rollback")})),
+     "case[\"support\"]['switch']: repeated ID 'rollback'"),
+    ("source outside relevant", inputs(case=case_with(support={"switch": ("launch",)})),
+     "case[\"support\"]['switch']: source 'launch' is not in case[\"relevant\"]"),
+    ("claims expected of an unanswerable question",
+     inputs(case={"relevant": (), "support": {"switch": ("rollback",)}}),
+     "case[\"support\"]['switch']: source 'rollback' is not in case[\"relevant\"]"),
+    ("relevant documents but no expected claim", inputs(case=case_with(support={})),
+     "case[\"support\"]: expected claims for case[\"relevant\"] ('rollback', 'checklist'), got {}"),
+    # run: a dict with an ID tuple "retrieved" and a tuple of claims.
+    ("run as None", inputs(run=None), "run: expected a dict, got None"),
+    ("run as a dict subclass", inputs(run=Dict(retrieved=(), claims=())),
+     "run: expected a dict, got {'retrieved': (), 'claims': ()}"),
+    ("run without retrieved", inputs(run={"claims": ()}),
+     "run[\"retrieved\"]: missing from {'claims': ()}"),
+    ("run without claims", inputs(run={"retrieved": ()}),
+     "run[\"claims\"]: missing from {'retrieved': ()}"),
+    ("retrieved as a string", inputs(run=run_with(retrieved="rollback")),
+     "run[\"retrieved\"]: expected a tuple, got 'rollback'"),
+    ("unknown retrieved document", inputs(run=run_with(retrieved=("rollback", "zeta"))),
+     "run[\"retrieved\"]: unknown document 'zeta'"),
+    ("repeated retrieved document", inputs(run=run_with(retrieved=("rollback", "rollback"))),
+     "run[\"retrieved\"]: repeated ID 'rollback'"),
+    ("retrieved ID with a trailing newline", inputs(run=run_with(retrieved=("rollback\n",))),
+     "run[\"retrieved\"]: invalid ID 'rollback\\n'"),
+    ("retrieved ID as a str subclass", inputs(run=run_with(retrieved=(Str("rollback"),))),
+     "run[\"retrieved\"]: invalid ID 'rollback'"),
+    ("101 retrieved IDs", inputs(corpus=CORPUS_100, case=CASES["region"],
+                                 run=run_with(retrieved=IDS_101)),
+     "run[\"retrieved\"]: expected at most 100 IDs, got 101: "
+     "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
+    ("claims as a list", inputs(run=run_with(claims=[])),
+     "run[\"claims\"]: expected a tuple, got []"),
+    ("101 claims", inputs(run=run_with(claims=tuple((i, ()) for i in IDS_101))),
+     "run[\"claims\"]: expected at most 100 claims, got 101: "
+     "(('d0', ()), ('d1', ()), ('d2', ()), ('d3', ()), ('d4', ()), ('d5', ()), ('d6..."),
+    ("claim as a bare ID", inputs(run=run_with(claims=("switch",))),
+     "run[\"claims\"][0]: expected a (claim ID, citations) pair, got 'switch'"),
+    ("claim as a triple", inputs(run=run_with(claims=(("switch", ("rollback",), 1),))),
+     "run[\"claims\"][0]: expected a (claim ID, citations) pair, got ('switch', ('rollback',), 1)"),
+    ("claim as a namedtuple", inputs(run=run_with(claims=(Pair("switch", ()),))),
+     "run[\"claims\"][0]: expected a (claim ID, citations) pair, "
+     "got Pair(claim='switch', citations=())"),
+    ("claim ID with a space", inputs(run=run_with(claims=(("smoke test", ()),))),
+     "run[\"claims\"][0]: invalid claim ID 'smoke test'"),
+    ("repeated claim ID", inputs(run=run_with(claims=(("switch", ()), ("switch", ())))),
+     "run[\"claims\"][1]: repeated claim ID 'switch'"),
+    ("citations as a string", inputs(run=run_with(claims=(("switch", "rollback"),))),
+     "run[\"claims\"][0][1]: expected a tuple, got 'rollback'"),
+    ("citation with a non-ASCII letter", inputs(run=run_with(claims=(("switch", ("rollbäck",)),))),
+     "run[\"claims\"][0][1]: invalid ID 'rollbäck'"),
+    ("repeated citation", inputs(run=run_with(claims=(("x", ()), ("switch", ("a", "a"))))),
+     "run[\"claims\"][1][1]: repeated ID 'a'"),
+    ("101 citations", inputs(run=run_with(claims=(("switch", IDS_101),))),
+     "run[\"claims\"][0][1]: expected at most 100 IDs, got 101: "
+     "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
+]
+
+# (what is at the boundary, evaluate()'s arguments): each must be accepted.
+ACCEPTED = [
+    ("k of 1", inputs(k=1)),
+    ("k of 100", inputs(k=100)),
+    ("one-character IDs", inputs(corpus={"a": "x"}, case={"relevant": ("a",), "support": {"b": ("a",)}},
+                                 run={"retrieved": ("a",), "claims": (("c", ("a",)),)})),
+    ("32-character IDs", inputs(corpus={ID_32: "x"}, case={"relevant": (ID_32,), "support": {ID_32: (ID_32,)}},
+                                run={"retrieved": (ID_32,), "claims": ((ID_32, (ID_32,)),)})),
+    ("IDs with digits and hyphens", inputs(corpus={"a-1": "x", "z9-": "y"},
+                                           case={"relevant": ("a-1",), "support": {"c-2": ("a-1",)}},
+                                           run={"retrieved": ("z9-", "a-1"), "claims": (("c-2", ("a-1",)),)})),
+    ("100 documents, all retrieved and relevant, 100 claims of 100 citations",
+     inputs(corpus=CORPUS_100, case={"relevant": IDS_100, "support": {i: IDS_100 for i in IDS_100}},
+            run={"retrieved": IDS_100, "claims": tuple((i, IDS_100) for i in IDS_100)})),
+    ("an empty retrieval and an empty answer", inputs(run={"retrieved": (), "claims": ()})),
+    ("a claim with no citations", inputs(run=run_with(claims=(("switch", ()),)))),
+    ("a citation outside the corpus", inputs(run=run_with(claims=(("switch", ("zeta",)),)))),
+    ("a claim with no support label", inputs(run=run_with(claims=(("extra", ("rollback",)),)))),
+    ("other keys in case and run", inputs(case=case_with(question="?", notes=[1]),
+                                          run=run_with(model="m1", answer="Roll back."))),
+    ("text padded with whitespace", inputs(corpus=dict(CORPUS, archive="\n old \n"))),
+]
+
+
+class InputRules(unittest.TestCase):
+    """Each input rule rejects what breaks it and accepts its nearest neighbour."""
+
+    def test_each_fault_raises_a_value_error_with_an_exact_message(self):
+        for what, arguments, message in REJECTED:
+            with self.subTest(what):
+                with self.assertRaises(EvaluationError) as caught:
+                    evaluate.evaluate(**arguments)
+                self.assertEqual(str(caught.exception), message)
+
+    def test_validate_rejects_what_evaluate_rejects(self):
+        for what, arguments, message in REJECTED:
+            with self.subTest(what):
+                with self.assertRaises(ValueError) as caught:
+                    evaluate.validate(**arguments)
+                self.assertEqual(str(caught.exception), message)
+
+    def test_nearest_valid_inputs_are_accepted(self):
+        for what, arguments in ACCEPTED:
+            with self.subTest(what):
+                result = evaluate.evaluate(**arguments)
+                self.assertEqual(list(result), list(evaluate.METRICS))
+
+    def test_validate_returns_the_parts_it_checked(self):
+        parts = evaluate.validate(CORPUS, CASE, RUN, 2)
+        self.assertEqual(len(parts), 4)
+        for part, original in zip(parts, [CASE["relevant"], CASE["support"],
+                                          RUN["retrieved"], RUN["claims"]]):
+            self.assertIs(part, original)
+
+    def test_evaluation_error_is_a_value_error(self):
+        self.assertTrue(issubclass(EvaluationError, ValueError))
+
+    def test_id_rule_holds_in_every_position(self):
+        bad_ids = ["", ID_33, "Rollback", "rollback\n", "roll_back", "roll back",
+                   "1st", "-first", "caf\u00e9", "\u212aelvin", Str("rollback"), None, 7]
+        for bad in bad_ids:
+            positions = [
+                inputs(corpus={bad: "x"}),
+                inputs(case=case_with(relevant=(bad,))),
+                inputs(case=case_with(support={bad: ("rollback",)})),
+                inputs(case=case_with(support={"switch": (bad,)})),
+                inputs(run=run_with(retrieved=(bad,))),
+                inputs(run=run_with(claims=((bad, ()),))),
+                inputs(run=run_with(claims=(("switch", (bad,)),))),
+            ]
+            for position, arguments in enumerate(positions):
+                with self.subTest(bad=bad, position=position):
+                    with self.assertRaisesRegex(EvaluationError, "invalid (claim )?ID"):
+                        evaluate.evaluate(**arguments)
+
+    def test_long_values_are_shortened_in_messages(self):
+        with self.assertRaises(EvaluationError) as caught:
+            evaluate.evaluate(**inputs(run=run_with(retrieved=("a" * 100,))))
+        self.assertEqual(str(caught.exception),
+                         "run[\"retrieved\"]: invalid ID '" + "a" * 76 + "...")
+
+    def test_a_value_whose_repr_fails_is_still_reported(self):
+        with self.assertRaises(EvaluationError) as caught:
+            evaluate.evaluate(**inputs(run=BrokenRepr()))
+        self.assertEqual(str(caught.exception),
+                         "run: expected a dict, got <BrokenRepr with a broken repr>")
+
+    def test_arbitrary_inputs_raise_only_value_errors(self):
+        weird = [None, True, 0, 1.5, "", "a", "A", b"a", (), [], {}, ("a",), ("a", "a"),
+                 (("a", ()),), Str("a"), Tuple(), Dict(), BrokenRepr(), object(), {1: 2}]
+        chooser = random.Random(20261202)
+        slots = [lambda w: inputs(corpus=w), lambda w: inputs(case=w), lambda w: inputs(run=w),
+                 lambda w: inputs(k=w),
+                 lambda w: inputs(corpus=dict(CORPUS, rollback=w)),
+                 lambda w: inputs(case=case_with(relevant=w)),
+                 lambda w: inputs(case=case_with(support=w)),
+                 lambda w: inputs(case=case_with(support={"switch": w})),
+                 lambda w: inputs(run=run_with(retrieved=w)),
+                 lambda w: inputs(run=run_with(claims=w)),
+                 lambda w: inputs(run=run_with(claims=(w,))),
+                 lambda w: inputs(run=run_with(claims=((w, ()),))),
+                 lambda w: inputs(run=run_with(claims=(("switch", w),)))]
+        outcomes = collections.Counter()
+        for _ in range(400):
+            slot, value = chooser.randrange(len(slots)), chooser.choice(weird)
+            try:
+                arguments = slots[slot](value)
+            except TypeError:  # an unhashable value cannot be a dict key
+                continue
+            with self.subTest(slot=slot, value=type(value).__name__):
+                try:
+                    result = evaluate.evaluate(**arguments)
+                except EvaluationError:
+                    outcomes["rejected"] += 1
+                else:
+                    self.assertEqual(list(result), list(evaluate.METRICS))
+                    outcomes["scored"] += 1
+        self.assertGreater(outcomes["rejected"], 0)
+        self.assertGreater(outcomes["scored"], 0)
+
+
+class NoInputIsModified(unittest.TestCase):
+    """Scoring and rejecting both leave every input as it was."""
+
+    def test_scoring_leaves_the_fixture_unchanged(self):
+        before = copy.deepcopy((CORPUS, CASES, RUNS))
+        for name, runs in RUNS.items():
+            for run in runs.values():
+                evaluate.evaluate(CORPUS, CASES[name], run, k=1)
+        self.assertEqual((CORPUS, CASES, RUNS), before)
+
+    def test_rejecting_leaves_the_inputs_unchanged(self):
+        for what, arguments, _ in REJECTED:
+            before = copy.deepcopy(arguments)
+            with self.subTest(what):
+                with self.assertRaises(EvaluationError):
+                    evaluate.evaluate(**arguments)
+                self.assertEqual(arguments, before)
+
+
+# --- The demo ---------------------------------------------------------------
+
+EXPECTED_TABLE = """\
+case system | P@2 R@2 RR@2 support coverage abstention
+launch A | 0.50 1.00 1.00 1.00 1.00 n/a
+launch B | 0.50 1.00 1.00 0.50 1.00 n/a
+rollback A | 0.50 0.50 1.00 1.00 0.50 n/a
+rollback B | 1.00 1.00 1.00 1.00 1.00 n/a
+owner A | 0.50 1.00 0.50 0.00 0.00 n/a
+owner B | 0.50 1.00 1.00 1.00 1.00 n/a
+region A | n/a n/a n/a 0.00 n/a no
+region B | n/a n/a n/a n/a n/a yes
+"""
+
+
+def run_demo(*arguments):
+    """Run demo.py from a folder other than the project's; return the process."""
+    return subprocess.run([sys.executable, os.path.join(HERE, "demo.py")] + list(arguments),
+                          cwd=os.path.dirname(HERE), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
+
+
+class Demo(unittest.TestCase):
+    """python demo.py prints the per-question table, byte for byte."""
+
+    def test_demo_prints_the_exact_table(self):
+        process = run_demo()
+        self.assertEqual(process.stderr, b"")
+        self.assertEqual(process.stdout, EXPECTED_TABLE.encode("ascii"))
+        self.assertEqual(process.returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -251,3 +251,78 @@ def scores(counts):
 def evaluate(corpus, case, run, *, k=2):
     """Validate one question's inputs and return its six metrics in order."""
     return scores(tally(corpus, case, run, k=k))
+
+
+# --- Comparing systems ------------------------------------------------------
+# For any cases and systems, once tally() has validated and counted them:
+# slices() takes tallies keyed by question name; the others take the values,
+# tallies or scores of the questions to aggregate or compare.
+
+VERDICTS = ("improved", "regressed", "mixed", "unchanged")
+
+
+def slices(tallies):
+    """Return the question names of the answerable and the unanswerable slice."""
+    # A question is answerable when it has labelled relevant documents.
+    return {
+        "answerable": [name for name, counts in tallies.items() if counts["relevant"]],
+        "unanswerable": [name for name, counts in tallies.items() if not counts["relevant"]],
+    }
+
+
+def macro_mean(values):
+    """Return (mean, averaged, total): each question weighs the same, n/a is skipped.
+
+    n/a values are counted out of `total`, never averaged in as 0; with no
+    value left the mean itself is None.
+    """
+    values = list(values)
+    present = [value for value in values if value is not None]
+    mean = sum(present) / len(present) if present else None
+    return mean, len(present), len(values)
+
+
+def pooled_support(tallies):
+    """Return (supported, generated, ratio) summed over questions; ratio None without claims."""
+    tallies = list(tallies)
+    supported = sum(counts["supported"] for counts in tallies)
+    generated = sum(counts["generated"] for counts in tallies)
+    return supported, generated, supported / generated if generated else None
+
+
+def correct_abstentions(tallies):
+    """Return (correct, unanswerable): how many unanswerable questions got no claims."""
+    unanswerable = [counts for counts in tallies if not counts["relevant"]]
+    correct = [counts for counts in unanswerable if not counts["generated"]]
+    return len(correct), len(unanswerable)
+
+
+def change(before, after):
+    """Return 'better', 'worse' or 'equal'; None (not judged) if either side is n/a."""
+    if before is None or after is None:
+        return None  # n/a is not comparable: shown, never judged
+    # Higher is better; for abstention, yes (True) is above no (False).
+    if after > before:
+        return "better"
+    if after < before:
+        return "worse"
+    return "equal"
+
+
+def verdict(before, after):
+    """Return one question's verdict from its scores under systems A and B."""
+    changes = [change(before[metric], after[metric]) for metric in METRICS]
+    better, worse = "better" in changes, "worse" in changes
+    if better and worse:
+        return "mixed"
+    if better:
+        return "improved"
+    if worse:
+        return "regressed"
+    return "unchanged"
+
+
+def verdict_totals(verdicts):
+    """Return how many questions got each verdict, in VERDICTS order."""
+    verdicts = list(verdicts)
+    return {name: verdicts.count(name) for name in VERDICTS}

@@ -1,17 +1,27 @@
-"""Print the per-question scores of systems A and B on the fixture.
+"""Print the scores of systems A and B on the fixture, question by question.
 
-    python demo.py
+    python demo.py              the per-question table
+    python demo.py --summary    the table, then the comparison of A and B
 """
 import sys
 
-from evaluate import evaluate
+from evaluate import (METRICS, change, correct_abstentions, macro_mean, pooled_support,
+                      scores, slices, tally, verdict, verdict_totals)
 from fixtures import CASES, CORPUS, RUNS
 
 K = 2
+SYSTEMS = ("A", "B")
+USAGE = "usage: python demo.py [--summary]"
+
+
+def labels(k):
+    """Return the column name of each metric at cutoff k."""
+    names = ("P@%d" % k, "R@%d" % k, "RR@%d" % k, "support", "coverage", "abstention")
+    return dict(zip(METRICS, names))
 
 
 def cell(value):
-    """Format one metric: two decimals, None as n/a, booleans as yes/no."""
+    """Format one value: two decimals, None as n/a, booleans as yes/no."""
     if value is None:
         return "n/a"
     if value is True or value is False:  # before numbers: a bool is an int
@@ -19,19 +29,93 @@ def cell(value):
     return "%.2f" % value
 
 
-def table_lines(results, k):
-    """Return the per-question table: a header, then one row per case and system."""
-    header = "case system | P@{0} R@{0} RR@{0} support coverage abstention".format(k)
-    rows = ["%s %s | %s" % (name, system, " ".join(cell(v) for v in metrics.values()))
-            for (name, system), metrics in results.items()]
-    return [header] + rows
+def table_lines(scored, k):
+    """Return the per-question table: a header, then a row per case and system."""
+    lines = ["case system | " + " ".join(labels(k).values())]
+    for name in CASES:
+        for system in SYSTEMS:
+            values = scored[system][name].values()
+            lines.append("%s %s | %s" % (name, system, " ".join(map(cell, values))))
+    return lines
 
 
-def main():
-    """Score every recorded run and print the table."""
-    results = {(name, system): evaluate(CORPUS, CASES[name], run, k=K)
-               for name, runs in RUNS.items() for system, run in runs.items()}
-    print("\n".join(table_lines(results, K)))
+def side_by_side(title, cells):
+    """Return one figure line: its title, then each system's cell."""
+    return title + "".join(" | %s %s" % pair for pair in zip(SYSTEMS, cells))
+
+
+def slice_lines(title, names, tallies, scored, k):
+    """Return a slice's macro mean of each ratio, then its pooled support."""
+    lines = ["", "%s slice: %s" % (title, ", ".join(names) or "no questions")]
+    for metric, label in list(labels(k).items())[:-1]:
+        means = [macro_mean([scored[system][name][metric] for name in names])
+                 for system in SYSTEMS]
+        lines.append(side_by_side(label + " macro mean",
+                                  ["%s (%d of %d)" % (cell(m), n, total) for m, n, total in means]))
+    pooled = [pooled_support([tallies[system][name] for name in names]) for system in SYSTEMS]
+    lines.append(side_by_side("support pooled",
+                              ["%d/%d = %s" % (s, g, cell(ratio)) for s, g, ratio in pooled]))
+    return lines
+
+
+def change_line(question, judgement, old, new, names):
+    """Return one question's verdict from A to B, with each value that moved."""
+    judged, unjudged = [], []
+    for metric in METRICS:
+        if old[metric] != new[metric]:
+            text = "%s %s -> %s" % (names[metric], cell(old[metric]), cell(new[metric]))
+            if change(old[metric], new[metric]) is None:
+                unjudged.append(text)  # n/a on one side: shown, not judged
+            else:
+                judged.append(text)
+    detail = ", ".join(judged) or "nothing judged moved"
+    if unjudged:
+        detail += "; not judged: " + ", ".join(unjudged)
+    return "%s: %s (%s)" % (question, judgement, detail)
+
+
+def change_lines(before, after, k):
+    """Return each question's verdict from A to B, then the totals."""
+    lines = ["", "per-question change from A to B "
+                 "(a pair with n/a on either side is shown, not judged)"]
+    verdicts = {question: verdict(before[question], after[question]) for question in before}
+    lines += [change_line(question, verdicts[question], before[question], after[question],
+                          labels(k)) for question in before]
+    totals = verdict_totals(verdicts.values())
+    lines.append("totals: " + ", ".join("%d %s" % (n, name) for name, n in totals.items()))
+    return lines
+
+
+def summary_lines(tallies, scored, k):
+    """Return the comparison of A and B: each slice apart, then the changes."""
+    parts = slices(tallies[SYSTEMS[0]])
+    lines = slice_lines("answerable", parts["answerable"], tallies, scored, k)
+    lines += slice_lines("unanswerable", parts["unanswerable"], tallies, scored, k)
+    abstentions = [correct_abstentions(list(tallies[system].values())) for system in SYSTEMS]
+    lines.append(side_by_side("abstention correct count",
+                              ["%d/%d" % pair for pair in abstentions]))
+    lines += ["", "n/a rule: a macro mean skips questions without a value and says how many "
+                  "it averaged; n/a never counts as 0."]
+    return lines + change_lines(scored["A"], scored["B"], k)
+
+
+def main(arguments=None):
+    """Score every recorded run; print the table, and the comparison if asked."""
+    arguments = sys.argv[1:] if arguments is None else arguments
+    if arguments in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
+    if arguments not in ([], ["--summary"]):
+        print(USAGE, file=sys.stderr)
+        return 2
+    tallies = {system: {name: tally(CORPUS, CASES[name], RUNS[name][system], k=K)
+                        for name in CASES} for system in SYSTEMS}
+    scored = {system: {name: scores(counts) for name, counts in by_name.items()}
+              for system, by_name in tallies.items()}
+    lines = table_lines(scored, K)
+    if arguments:
+        lines += summary_lines(tallies, scored, K)
+    print("\n".join(lines))
     return 0
 
 

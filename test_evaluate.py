@@ -489,6 +489,132 @@ class NoInputIsModified(unittest.TestCase):
                 self.assertEqual(arguments, before)
 
 
+# --- Comparing systems ------------------------------------------------------
+
+TALLIES = {system: {name: evaluate.tally(CORPUS, CASES[name], RUNS[name][system])
+                    for name in CASES} for system in ("A", "B")}
+SCORES = {system: {name: evaluate.scores(counts) for name, counts in by_name.items()}
+          for system, by_name in TALLIES.items()}
+ANSWERABLE = ("launch", "rollback", "owner")
+
+
+def values_of(system, metric, names):
+    """Return one metric of one system's fixture scores over some questions."""
+    return [SCORES[system][name][metric] for name in names]
+
+
+def with_scores(**changes):
+    """Return a row of scores, all n/a but for some metrics."""
+    return dict(dict.fromkeys(evaluate.METRICS), **changes)
+
+
+class Comparison(unittest.TestCase):
+    """Slices, declared aggregates and per-question changes from A to B."""
+
+    def test_slices_part_answerable_from_unanswerable_questions(self):
+        self.assertEqual(evaluate.slices(TALLIES["A"]), {
+            "answerable": ["launch", "rollback", "owner"], "unanswerable": ["region"]})
+
+    def test_macro_mean_skips_na_and_counts_what_it_averaged(self):
+        for values, expected in [
+                ([0.5, None, 1.0], (0.75, 2, 3)),
+                ([0.0, 0.25], (0.125, 2, 2)),
+                ([0.0], (0.0, 1, 1)),
+                ([None, None], (None, 0, 2)),   # all n/a: n/a, not 0.00
+                ([], (None, 0, 0)),             # an empty slice
+        ]:
+            with self.subTest(values=values):
+                self.assertEqual(evaluate.macro_mean(values), expected)
+
+    def test_answerable_slice_macro_means_match_the_comparison(self):
+        expected = {
+            # metric: (A, B), each over 3 of 3 questions
+            "precision": (1.5 / 3, 2.0 / 3),
+            "recall": (2.5 / 3, 3.0 / 3),
+            "rr": (2.5 / 3, 3.0 / 3),
+            "support": (2.0 / 3, 2.5 / 3),
+            "coverage": (1.5 / 3, 3.0 / 3),
+        }
+        for metric, means in expected.items():
+            for system, mean in zip("AB", means):
+                with self.subTest(metric=metric, system=system):
+                    self.assertEqual(evaluate.macro_mean(values_of(system, metric, ANSWERABLE)),
+                                     (mean, 3, 3))
+
+    def test_unanswerable_slice_averages_only_what_applies(self):
+        self.assertEqual(evaluate.macro_mean(values_of("A", "support", ["region"])), (0.0, 1, 1))
+        self.assertEqual(evaluate.macro_mean(values_of("B", "support", ["region"])), (None, 0, 1))
+        self.assertEqual(evaluate.macro_mean(values_of("A", "precision", ["region"])),
+                         (None, 0, 1))
+
+    def test_pooled_support_adds_claim_counts(self):
+        for system, expected in [("A", (2, 3, 2 / 3)), ("B", (4, 5, 0.8))]:
+            with self.subTest(system=system):
+                tallies = [TALLIES[system][name] for name in ANSWERABLE]
+                self.assertEqual(evaluate.pooled_support(tallies), expected)
+
+    def test_pooled_and_macro_support_differ_for_b(self):
+        tallies = [TALLIES["B"][name] for name in ANSWERABLE]
+        self.assertEqual(evaluate.pooled_support(tallies)[2], 0.8)
+        self.assertEqual(evaluate.macro_mean(values_of("B", "support", ANSWERABLE))[0], 2.5 / 3)
+
+    def test_aggregates_read_a_one_pass_iterator_correctly(self):
+        self.assertEqual(evaluate.macro_mean(iter([0.5, None])), (0.5, 1, 2))
+        tallies = iter([TALLIES["B"][name] for name in ANSWERABLE])
+        self.assertEqual(evaluate.pooled_support(tallies), (4, 5, 0.8))
+        self.assertEqual(evaluate.correct_abstentions(iter(TALLIES["B"].values())), (1, 1))
+
+    def test_pooled_support_without_claims_is_na(self):
+        self.assertEqual(evaluate.pooled_support([TALLIES["B"]["region"]]), (0, 0, None))
+        self.assertEqual(evaluate.pooled_support([]), (0, 0, None))
+
+    def test_correct_abstentions_count_only_unanswerable_questions(self):
+        self.assertEqual(evaluate.correct_abstentions(list(TALLIES["A"].values())), (0, 1))
+        self.assertEqual(evaluate.correct_abstentions(list(TALLIES["B"].values())), (1, 1))
+        empty_answer = evaluate.tally(CORPUS, CASE, {"retrieved": (), "claims": ()})
+        self.assertEqual(evaluate.correct_abstentions([empty_answer]), (0, 0))
+        self.assertEqual(evaluate.correct_abstentions([]), (0, 0))
+
+    def test_change_compares_values_and_leaves_na_unjudged(self):
+        for before, after, expected in [
+                (0.5, 1.0, "better"), (1.0, 0.5, "worse"), (0.5, 0.5, "equal"),
+                (0.0, 0.0, "equal"), (False, True, "better"), (True, False, "worse"),
+                (True, True, "equal"), (None, 0.5, None), (0.0, None, None), (None, None, None),
+        ]:
+            with self.subTest(before=before, after=after):
+                self.assertEqual(evaluate.change(before, after), expected)
+
+    def test_verdict_weighs_what_got_better_against_what_got_worse(self):
+        for before, after, expected in [
+                (with_scores(recall=0.5), with_scores(recall=1.0), "improved"),
+                (with_scores(recall=1.0), with_scores(recall=0.5), "regressed"),
+                (with_scores(recall=0.5, rr=1.0), with_scores(recall=1.0, rr=0.5), "mixed"),
+                (with_scores(recall=0.5), with_scores(recall=0.5), "unchanged"),
+                (with_scores(), with_scores(), "unchanged"),
+                (with_scores(abstention_correct=False), with_scores(abstention_correct=True),
+                 "improved"),
+        ]:
+            with self.subTest(before=before, after=after):
+                self.assertEqual(evaluate.verdict(before, after), expected)
+
+    def test_a_change_to_na_alone_is_not_judged(self):
+        before, after = with_scores(support=0.0), with_scores(support=None)
+        self.assertEqual(evaluate.verdict(before, after), "unchanged")
+        self.assertEqual(evaluate.verdict(after, before), "unchanged")
+
+    def test_fixture_verdicts_show_the_regression_behind_better_averages(self):
+        verdicts = {name: evaluate.verdict(SCORES["A"][name], SCORES["B"][name]) for name in CASES}
+        self.assertEqual(verdicts, {"launch": "regressed", "rollback": "improved",
+                                    "owner": "improved", "region": "improved"})
+        self.assertEqual(evaluate.verdict_totals(verdicts.values()),
+                         {"improved": 3, "regressed": 1, "mixed": 0, "unchanged": 0})
+
+    def test_verdict_totals_count_every_verdict_in_a_fixed_order(self):
+        totals = evaluate.verdict_totals(iter(["mixed", "unchanged", "mixed"]))
+        self.assertEqual(list(totals.items()), [
+            ("improved", 0), ("regressed", 0), ("mixed", 2), ("unchanged", 1)])
+
+
 # --- The demo ---------------------------------------------------------------
 
 EXPECTED_TABLE = """\
@@ -501,6 +627,36 @@ owner A | 0.50 1.00 0.50 0.00 0.00 n/a
 owner B | 0.50 1.00 1.00 1.00 1.00 n/a
 region A | n/a n/a n/a 0.00 n/a no
 region B | n/a n/a n/a n/a n/a yes
+"""
+
+EXPECTED_SUMMARY = EXPECTED_TABLE + """\
+
+answerable slice: launch, rollback, owner
+P@2 macro mean | A 0.50 (3 of 3) | B 0.67 (3 of 3)
+R@2 macro mean | A 0.83 (3 of 3) | B 1.00 (3 of 3)
+RR@2 macro mean | A 0.83 (3 of 3) | B 1.00 (3 of 3)
+support macro mean | A 0.67 (3 of 3) | B 0.83 (3 of 3)
+coverage macro mean | A 0.50 (3 of 3) | B 1.00 (3 of 3)
+support pooled | A 2/3 = 0.67 | B 4/5 = 0.80
+
+unanswerable slice: region
+P@2 macro mean | A n/a (0 of 1) | B n/a (0 of 1)
+R@2 macro mean | A n/a (0 of 1) | B n/a (0 of 1)
+RR@2 macro mean | A n/a (0 of 1) | B n/a (0 of 1)
+support macro mean | A 0.00 (1 of 1) | B n/a (0 of 1)
+coverage macro mean | A n/a (0 of 1) | B n/a (0 of 1)
+support pooled | A 0/1 = 0.00 | B 0/0 = n/a
+abstention correct count | A 0/1 | B 1/1
+
+n/a rule: a macro mean skips questions without a value and says how many it averaged; \
+n/a never counts as 0.
+
+per-question change from A to B (a pair with n/a on either side is shown, not judged)
+launch: regressed (support 1.00 -> 0.50)
+rollback: improved (P@2 0.50 -> 1.00, R@2 0.50 -> 1.00, coverage 0.50 -> 1.00)
+owner: improved (RR@2 0.50 -> 1.00, support 0.00 -> 1.00, coverage 0.00 -> 1.00)
+region: improved (abstention no -> yes; not judged: support 0.00 -> n/a)
+totals: 3 improved, 1 regressed, 0 mixed, 0 unchanged
 """
 
 
@@ -519,6 +675,27 @@ class Demo(unittest.TestCase):
         self.assertEqual(process.stderr, b"")
         self.assertEqual(process.stdout, EXPECTED_TABLE.encode("ascii"))
         self.assertEqual(process.returncode, 0)
+
+    def test_summary_prints_the_table_then_the_comparison(self):
+        process = run_demo("--summary")
+        self.assertEqual(process.stderr, b"")
+        self.assertEqual(process.stdout, EXPECTED_SUMMARY.encode("ascii"))
+        self.assertEqual(process.returncode, 0)
+
+    def test_unknown_option_prints_usage_and_exits_with_status_2(self):
+        for arguments in [("--sumary",), ("--summary", "extra"), ("summary",)]:
+            with self.subTest(arguments=arguments):
+                process = run_demo(*arguments)
+                self.assertEqual(process.stdout, b"")
+                self.assertEqual(process.stderr, b"usage: python demo.py [--summary]\n")
+                self.assertEqual(process.returncode, 2)
+
+    def test_help_prints_usage_and_succeeds(self):
+        for option in ("-h", "--help"):
+            with self.subTest(option=option):
+                process = run_demo(option)
+                self.assertEqual(process.stdout, b"usage: python demo.py [--summary]\n")
+                self.assertEqual(process.returncode, 0)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import os
 import random
 import subprocess
 import sys
+import types
 import unittest
 
 import evaluate
@@ -487,6 +488,141 @@ class NoInputIsModified(unittest.TestCase):
                 with self.assertRaises(EvaluationError):
                     evaluate.evaluate(**arguments)
                 self.assertEqual(arguments, before)
+
+
+# --- An independent arithmetic sweep ----------------------------------------
+
+SWEEP_CORPUS = {"a": "Note a.", "b": "Note b.", "c": "Note c.", "d": "A distractor."}
+
+# (relevant, support): the labels of each swept question.
+SWEEP_LABELS = [
+    ((), {}),                                                   # unanswerable
+    (("a",), {"p": ("a",)}),                                    # one source
+    (("a", "b"), {"p": ("a",), "q": ("b",), "r": ("a", "b")}),  # r may cite either
+    (("c", "b"), {"q": ("b", "c")}),                            # d, a are distractors
+]
+
+# Every ranked list of 0 to 3 distinct documents: 1 + 4 + 12 + 24 = 41.
+SWEEP_RETRIEVED = [()] + [(x,) for x in "abcd"] + [
+    (x, y) for x in "abcd" for y in "abcd" if x != y] + [
+    (x, y, z) for x in "abcd" for y in "abcd" for z in "abcd" if len({x, y, z}) == 3]
+
+SWEEP_CUTOFFS = (1, 2, 3, 4)  # 4 reaches beyond the longest list
+
+# (what the answer does, its claims)
+SWEEP_ANSWERS = [
+    ("abstains", ()),
+    ("cites its labelled source", (("p", ("a",)),)),
+    ("cites nothing", (("p", ()),)),
+    ("cites a document outside the corpus", (("p", ("zeta",)),)),
+    ("makes a claim with no label", (("x", ("a",)),)),
+    ("cites a labelled source and a distractor", (("p", ("a", "d")),)),
+    ("makes two claims with their own sources", (("q", ("b",)), ("p", ("a",)))),
+    ("cites two labelled sources of one claim", (("r", ("b", "a")),)),
+    ("cites the source of another claim", (("p", ("b",)),)),
+    ("mixes good and bad claims", (("q", ("c",)), ("r", ("d",)), ("x", ()), ("p", ("a",)))),
+]
+
+
+def oracle(relevant, support, retrieved, claims, k):
+    """Score one question with plain loops, written apart from evaluate.py."""
+    hits, first_rank = 0, 0
+    for rank in range(1, k + 1):
+        if rank <= len(retrieved) and retrieved[rank - 1] in relevant:
+            hits += 1
+            if first_rank == 0:
+                first_rank = rank
+    supported = 0
+    for claim_id, citations in claims:
+        good = len(citations) > 0
+        for cited in citations:
+            if cited not in support.get(claim_id, ()) or cited not in retrieved[:k]:
+                good = False
+        if good:
+            supported += 1
+    result = {"precision": None, "recall": None, "rr": None, "support": None,
+              "coverage": None, "abstention_correct": None}
+    if len(relevant) > 0:
+        result["precision"] = hits / k
+        result["recall"] = hits / len(relevant)
+        result["rr"] = 1 / first_rank if first_rank > 0 else 0.0
+        result["coverage"] = supported / len(support)
+    else:
+        result["abstention_correct"] = len(claims) == 0
+    if len(claims) > 0:
+        result["support"] = supported / len(claims)
+    return result
+
+
+class Sweep(unittest.TestCase):
+    """evaluate() agrees exactly with the oracle on every swept configuration."""
+
+    evaluate = staticmethod(evaluate.evaluate)
+
+    def test_every_configuration_matches_the_oracle(self):
+        evaluations = 0
+        for relevant, support in SWEEP_LABELS:
+            case = {"relevant": relevant, "support": support}
+            for retrieved in SWEEP_RETRIEVED:
+                for k in SWEEP_CUTOFFS:
+                    for what, claims in SWEEP_ANSWERS:
+                        run = {"retrieved": retrieved, "claims": claims}
+                        with self.subTest(relevant=relevant, retrieved=retrieved, k=k, answer=what):
+                            self.assertEqual(self.evaluate(SWEEP_CORPUS, case, run, k=k),
+                                             oracle(relevant, support, retrieved, claims, k))
+                        evaluations += 1
+        self.assertEqual(evaluations, 4 * 41 * 4 * 10)  # 656 retrieval configurations
+
+
+# --- The suite catches the defects SPEC.md names ----------------------------
+
+# (SPEC.md's defect, the text of evaluate.py it replaces, the replacement)
+DEFECTS = {
+    "precision over the documents returned":
+        ('"k": k,', '"k": max(1, len(retrieved)),'),
+    "any permitted citation supports the claim":
+        ("all(", "any("),
+    "a source outside the top k still supports":
+        (" and cited in visible", ""),
+}
+
+
+class MutationChecks(unittest.TestCase):
+    """Each defect, applied to a copy of evaluate.py, fails the worked checks.
+
+    A mutation tool that rewrites evaluate.py must deselect these (-k mutation).
+    """
+
+    def worked_checks_on_mutant(self, defect):
+        """Apply one defect to a copy of evaluate.py; return the worked checks' result."""
+        original, replacement = DEFECTS[defect]
+        with open(evaluate.__file__, encoding="utf-8") as file:
+            source = file.read()
+        self.assertEqual(source.count(original), 1, "the defect's target moved")
+        mutant = types.ModuleType("evaluate_mutant")
+        exec(compile(source.replace(original, replacement), "evaluate_mutant.py", "exec"),
+             mutant.__dict__)
+        on_mutant = type("OnMutant", (WorkedChecks,), {"evaluate": staticmethod(mutant.evaluate)})
+        result = unittest.TestResult()
+        unittest.TestLoader().loadTestsFromTestCase(on_mutant).run(result)
+        return result
+
+    def test_mutation_defects_fail_an_assertion_not_with_an_error(self):
+        for defect in DEFECTS:
+            with self.subTest(defect):
+                result = self.worked_checks_on_mutant(defect)
+                self.assertGreater(len(result.failures), 0)
+                self.assertEqual(result.errors, [])
+
+    def test_mutation_leaves_the_real_module_untouched(self):
+        before = dict(vars(evaluate))
+        for defect in DEFECTS:
+            self.worked_checks_on_mutant(defect)
+        self.assertEqual(dict(vars(evaluate)), before)
+        self.assertIs(sys.modules["evaluate"], evaluate)
+        result = unittest.TestResult()
+        unittest.TestLoader().loadTestsFromTestCase(WorkedChecks).run(result)
+        self.assertTrue(result.wasSuccessful())
 
 
 # --- Comparing systems ------------------------------------------------------

@@ -27,7 +27,7 @@ MAX_ID_LENGTH = 32
 MAX_IDS = 100      # per tuple of IDs, corpus documents and claims in one run
 MAX_K = 100
 LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
-ID_CHARACTERS = LETTERS | frozenset("0123456789-")
+ID_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 METRICS = ("precision", "recall", "rr", "support", "coverage", "abstention_correct")
 
 

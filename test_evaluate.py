@@ -409,7 +409,7 @@ class InputRules(unittest.TestCase):
 
     def test_id_rule_holds_in_every_position(self):
         bad_ids = ["", ID_33, "Rollback", "rollback\n", "roll_back", "roll back",
-                   "1st", "-first", "caf\u00e9", "\u212aelvin", Str("rollback"), None, 7]
+                   "1st", "-first", "caf\u00e9", "\u212aelvin", "Xmas", "taXi", Str("rollback"), None, 7]
         for bad in bad_ids:
             positions = [
                 inputs(corpus={bad: "x"}),
@@ -425,11 +425,16 @@ class InputRules(unittest.TestCase):
                     with self.assertRaisesRegex(EvaluationError, "invalid (claim )?ID"):
                         evaluate.evaluate(**arguments)
 
-    def test_long_values_are_shortened_in_messages(self):
-        with self.assertRaises(EvaluationError) as caught:
-            evaluate.evaluate(**inputs(run=run_with(retrieved=("a" * 100,))))
-        self.assertEqual(str(caught.exception),
-                         "run[\"retrieved\"]: invalid ID '" + "a" * 76 + "...")
+    def test_values_longer_than_80_characters_are_shortened_in_messages(self):
+        for length, shown in [
+                (78, "'" + "a" * 78 + "'"),         # a repr of 80 characters: whole
+                (79, "'" + "a" * 76 + "..."),       # 81 characters: cut to 80
+                (100, "'" + "a" * 76 + "..."),
+        ]:
+            with self.subTest(length=length):
+                with self.assertRaises(EvaluationError) as caught:
+                    evaluate.evaluate(**inputs(run=run_with(retrieved=("a" * length,))))
+                self.assertEqual(str(caught.exception), "run[\"retrieved\"]: invalid ID " + shown)
 
     def test_a_value_whose_repr_fails_is_still_reported(self):
         with self.assertRaises(EvaluationError) as caught:
@@ -627,16 +632,23 @@ class MutationChecks(unittest.TestCase):
 
 # --- Comparing systems ------------------------------------------------------
 
-TALLIES = {system: {name: evaluate.tally(CORPUS, CASES[name], RUNS[name][system])
-                    for name in CASES} for system in ("A", "B")}
-SCORES = {system: {name: evaluate.scores(counts) for name, counts in by_name.items()}
-          for system, by_name in TALLIES.items()}
+def fixture_tallies(system):
+    """Return one system's tally of each fixture question, by name."""
+    return {name: evaluate.tally(CORPUS, CASES[name], RUNS[name][system]) for name in CASES}
+
+
+def fixture_scores(system):
+    """Return one system's scores of each fixture question, by name."""
+    return {name: evaluate.scores(counts) for name, counts in fixture_tallies(system).items()}
+
+
 ANSWERABLE = ("launch", "rollback", "owner")
 
 
 def values_of(system, metric, names):
     """Return one metric of one system's fixture scores over some questions."""
-    return [SCORES[system][name][metric] for name in names]
+    scores = fixture_scores(system)
+    return [scores[name][metric] for name in names]
 
 
 def with_scores(**changes):
@@ -648,7 +660,7 @@ class Comparison(unittest.TestCase):
     """Slices, declared aggregates and per-question changes from A to B."""
 
     def test_slices_part_answerable_from_unanswerable_questions(self):
-        self.assertEqual(evaluate.slices(TALLIES["A"]), {
+        self.assertEqual(evaluate.slices(fixture_tallies("A")), {
             "answerable": ["launch", "rollback", "owner"], "unanswerable": ["region"]})
 
     def test_macro_mean_skips_na_and_counts_what_it_averaged(self):
@@ -686,27 +698,27 @@ class Comparison(unittest.TestCase):
     def test_pooled_support_adds_claim_counts(self):
         for system, expected in [("A", (2, 3, 2 / 3)), ("B", (4, 5, 0.8))]:
             with self.subTest(system=system):
-                tallies = [TALLIES[system][name] for name in ANSWERABLE]
+                tallies = [fixture_tallies(system)[name] for name in ANSWERABLE]
                 self.assertEqual(evaluate.pooled_support(tallies), expected)
 
     def test_pooled_and_macro_support_differ_for_b(self):
-        tallies = [TALLIES["B"][name] for name in ANSWERABLE]
+        tallies = [fixture_tallies("B")[name] for name in ANSWERABLE]
         self.assertEqual(evaluate.pooled_support(tallies)[2], 0.8)
         self.assertEqual(evaluate.macro_mean(values_of("B", "support", ANSWERABLE))[0], 2.5 / 3)
 
     def test_aggregates_read_a_one_pass_iterator_correctly(self):
         self.assertEqual(evaluate.macro_mean(iter([0.5, None])), (0.5, 1, 2))
-        tallies = iter([TALLIES["B"][name] for name in ANSWERABLE])
+        tallies = iter([fixture_tallies("B")[name] for name in ANSWERABLE])
         self.assertEqual(evaluate.pooled_support(tallies), (4, 5, 0.8))
-        self.assertEqual(evaluate.correct_abstentions(iter(TALLIES["B"].values())), (1, 1))
+        self.assertEqual(evaluate.correct_abstentions(iter(fixture_tallies("B").values())), (1, 1))
 
     def test_pooled_support_without_claims_is_na(self):
-        self.assertEqual(evaluate.pooled_support([TALLIES["B"]["region"]]), (0, 0, None))
+        self.assertEqual(evaluate.pooled_support([fixture_tallies("B")["region"]]), (0, 0, None))
         self.assertEqual(evaluate.pooled_support([]), (0, 0, None))
 
     def test_correct_abstentions_count_only_unanswerable_questions(self):
-        self.assertEqual(evaluate.correct_abstentions(list(TALLIES["A"].values())), (0, 1))
-        self.assertEqual(evaluate.correct_abstentions(list(TALLIES["B"].values())), (1, 1))
+        self.assertEqual(evaluate.correct_abstentions(list(fixture_tallies("A").values())), (0, 1))
+        self.assertEqual(evaluate.correct_abstentions(list(fixture_tallies("B").values())), (1, 1))
         empty_answer = evaluate.tally(CORPUS, CASE, {"retrieved": (), "claims": ()})
         self.assertEqual(evaluate.correct_abstentions([empty_answer]), (0, 0))
         self.assertEqual(evaluate.correct_abstentions([]), (0, 0))
@@ -739,7 +751,8 @@ class Comparison(unittest.TestCase):
         self.assertEqual(evaluate.verdict(after, before), "unchanged")
 
     def test_fixture_verdicts_show_the_regression_behind_better_averages(self):
-        verdicts = {name: evaluate.verdict(SCORES["A"][name], SCORES["B"][name]) for name in CASES}
+        before, after = fixture_scores("A"), fixture_scores("B")
+        verdicts = {name: evaluate.verdict(before[name], after[name]) for name in CASES}
         self.assertEqual(verdicts, {"launch": "regressed", "rollback": "improved",
                                     "owner": "improved", "region": "improved"})
         self.assertEqual(evaluate.verdict_totals(verdicts.values()),

@@ -60,20 +60,23 @@ def is_id(value):
             and value[0] in LETTERS and ID_CHARACTERS.issuperset(value))
 
 
-def check_ids(value, field):
-    """Check that value is a tuple of at most 100 distinct IDs (maybe empty)."""
+def check_ids(value, field, known=()):
+    """Check that value is a tuple of at most 100 distinct IDs (maybe empty).
+
+    Keys of `known`, such as the corpus's, were checked before: each ID is
+    checked once.
+    """
     if type(value) is not tuple:
         raise invalid(field, "expected a tuple, got %s", value)
     if len(value) > MAX_IDS:
         raise invalid(field, "expected at most %s IDs, got %s: %s",
                       MAX_IDS, len(value), value)
-    seen = set()
     for item in value:
-        if not is_id(item):
+        if not ((type(item) is str and item in known) or is_id(item)):
             raise invalid(field, "invalid ID %s", item)
-        if item in seen:
-            raise invalid(field, "repeated ID %s", item)
-        seen.add(item)
+    if len(set(value)) < len(value):
+        repeats = [item for index, item in enumerate(value) if item in value[:index]]
+        raise invalid(field, "repeated ID %s", repeats[0])
 
 
 def check_known(ids, corpus, field):
@@ -109,7 +112,7 @@ def checked_case(case, corpus):
     if type(case) is not dict:
         raise invalid("case", "expected a dict, got %s", case)
     relevant = required(case, "case", "relevant")
-    check_ids(relevant, 'case["relevant"]')
+    check_ids(relevant, 'case["relevant"]', corpus)
     check_known(relevant, corpus, 'case["relevant"]')
     support = required(case, "case", "support")
     if type(support) is not dict:
@@ -118,7 +121,7 @@ def checked_case(case, corpus):
     permitted = set(relevant)
     for claim_id, sources in support.items():
         field = 'case["support"][%s]' % shown(claim_id)
-        check_ids(sources, field)
+        check_ids(sources, field, permitted)
         if not sources:
             raise invalid(field, "expected at least one source, got %s", sources)
         for source in sources:
@@ -133,7 +136,7 @@ def checked_case(case, corpus):
     return relevant, support
 
 
-def check_claims(claims):
+def check_claims(claims, corpus):
     """Check that claims is a tuple of at most 100 (claim ID, citations) pairs."""
     if type(claims) is not tuple:
         raise invalid('run["claims"]', "expected a tuple, got %s", claims)
@@ -142,18 +145,18 @@ def check_claims(claims):
                       MAX_IDS, len(claims), claims)
     seen = set()
     for index, pair in enumerate(claims):
-        field = 'run["claims"][%d]' % index
         if type(pair) is not tuple or len(pair) != 2:
-            raise invalid(field, "expected a (claim ID, citations) pair, got %s", pair)
+            raise invalid('run["claims"][%d]' % index,
+                          "expected a (claim ID, citations) pair, got %s", pair)
         claim_id, citations = pair
         if not is_id(claim_id):
-            raise invalid(field, "invalid claim ID %s", claim_id)
+            raise invalid('run["claims"][%d]' % index, "invalid claim ID %s", claim_id)
         if claim_id in seen:
-            raise invalid(field, "repeated claim ID %s", claim_id)
+            raise invalid('run["claims"][%d]' % index, "repeated claim ID %s", claim_id)
         seen.add(claim_id)
         # Citations may be empty or name documents outside the corpus: such
         # a claim is scored as unsupported, not rejected.
-        check_ids(citations, field + "[1]")
+        check_ids(citations, 'run["claims"][%d][1]' % index, corpus)
 
 
 def checked_run(run, corpus):
@@ -161,10 +164,10 @@ def checked_run(run, corpus):
     if type(run) is not dict:
         raise invalid("run", "expected a dict, got %s", run)
     retrieved = required(run, "run", "retrieved")
-    check_ids(retrieved, 'run["retrieved"]')
+    check_ids(retrieved, 'run["retrieved"]', corpus)
     check_known(retrieved, corpus, 'run["retrieved"]')
     claims = required(run, "run", "claims")
-    check_claims(claims)
+    check_claims(claims, corpus)
     return retrieved, claims
 
 

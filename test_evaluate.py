@@ -425,6 +425,18 @@ class InputRules(unittest.TestCase):
                     with self.assertRaisesRegex(EvaluationError, "invalid (claim )?ID"):
                         evaluate.evaluate(**arguments)
 
+    def test_unhashable_item_in_an_id_tuple_is_an_invalid_id(self):
+        for field, arguments in [
+                ('case["relevant"]', inputs(case=case_with(relevant=(["rollback"],)))),
+                ('case["support"][\'switch\']', inputs(case=case_with(support={"switch": ([],)}))),
+                ('run["retrieved"]', inputs(run=run_with(retrieved=({},)))),
+                ('run["claims"][0][1]', inputs(run=run_with(claims=(("switch", ([],)),)))),
+        ]:
+            with self.subTest(field=field):
+                with self.assertRaises(EvaluationError) as caught:
+                    evaluate.evaluate(**arguments)
+                self.assertTrue(str(caught.exception).startswith(field + ": invalid ID "))
+
     def test_values_longer_than_80_characters_are_shortened_in_messages(self):
         for length, shown in [
                 (78, "'" + "a" * 78 + "'"),         # a repr of 80 characters: whole

@@ -120,7 +120,7 @@ def checked_case(case, corpus):
     check_ids(tuple(support), 'case["support"]')
     permitted = set(relevant)
     for claim_id, sources in support.items():
-        field = 'case["support"][%s]' % shown(claim_id)
+        field = 'case["support"][%r]' % (claim_id,)  # a valid ID by now: short
         check_ids(sources, field, permitted)
         if not sources:
             raise invalid(field, "expected at least one source, got %s", sources)

@@ -10,14 +10,10 @@ from evaluate import (METRICS, change, correct_abstentions, macro_mean, pooled_s
 from fixtures import CASES, CORPUS, RUNS
 
 K = 2
-SYSTEMS = ("A", "B")
+SYSTEMS = ("A", "B")  # compared in this order: from A to B
+LABELS = dict(zip(METRICS, ("P@%d" % K, "R@%d" % K, "RR@%d" % K,
+                            "support", "coverage", "abstention")))
 USAGE = "usage: python demo.py [--summary]"
-
-
-def labels(k):
-    """Return the column name of each metric at cutoff k."""
-    names = ("P@%d" % k, "R@%d" % k, "RR@%d" % k, "support", "coverage", "abstention")
-    return dict(zip(METRICS, names))
 
 
 def cell(value):
@@ -29,9 +25,9 @@ def cell(value):
     return "%.2f" % value
 
 
-def table_lines(scored, k):
+def table_lines(scored):
     """Return the per-question table: a header, then a row per case and system."""
-    lines = ["case system | " + " ".join(labels(k).values())]
+    lines = ["case system | " + " ".join(LABELS.values())]
     for name in CASES:
         for system in SYSTEMS:
             values = scored[system][name].values()
@@ -44,10 +40,10 @@ def side_by_side(title, cells):
     return title + "".join(" | %s %s" % pair for pair in zip(SYSTEMS, cells))
 
 
-def slice_lines(title, names, tallies, scored, k):
+def slice_lines(title, names, tallies, scored):
     """Return a slice's macro mean of each ratio, then its pooled support."""
     lines = ["", "%s slice: %s" % (title, ", ".join(names) or "no questions")]
-    for metric, label in list(labels(k).items())[:-1]:
+    for metric, label in list(LABELS.items())[:-1]:
         means = [macro_mean([scored[system][name][metric] for name in names])
                  for system in SYSTEMS]
         lines.append(side_by_side(label + " macro mean",
@@ -58,12 +54,12 @@ def slice_lines(title, names, tallies, scored, k):
     return lines
 
 
-def change_line(question, judgement, old, new, names):
+def change_line(question, judgement, old, new):
     """Return one question's verdict from A to B, with each value that moved."""
     judged, unjudged = [], []
     for metric in METRICS:
         if old[metric] != new[metric]:
-            text = "%s %s -> %s" % (names[metric], cell(old[metric]), cell(new[metric]))
+            text = "%s %s -> %s" % (LABELS[metric], cell(old[metric]), cell(new[metric]))
             if change(old[metric], new[metric]) is None:
                 unjudged.append(text)  # n/a on one side: shown, not judged
             else:
@@ -74,29 +70,29 @@ def change_line(question, judgement, old, new, names):
     return "%s: %s (%s)" % (question, judgement, detail)
 
 
-def change_lines(before, after, k):
+def change_lines(before, after):
     """Return each question's verdict from A to B, then the totals."""
     lines = ["", "per-question change from A to B "
                  "(a pair with n/a on either side is shown, not judged)"]
     verdicts = {question: verdict(before[question], after[question]) for question in before}
-    lines += [change_line(question, verdicts[question], before[question], after[question],
-                          labels(k)) for question in before]
+    lines += [change_line(question, verdicts[question], before[question], after[question])
+              for question in before]
     totals = verdict_totals(verdicts.values())
     lines.append("totals: " + ", ".join("%d %s" % (n, name) for name, n in totals.items()))
     return lines
 
 
-def summary_lines(tallies, scored, k):
+def summary_lines(tallies, scored):
     """Return the comparison of A and B: each slice apart, then the changes."""
-    parts = slices(tallies[SYSTEMS[0]])
-    lines = slice_lines("answerable", parts["answerable"], tallies, scored, k)
-    lines += slice_lines("unanswerable", parts["unanswerable"], tallies, scored, k)
+    parts = slices(tallies["A"])
+    lines = slice_lines("answerable", parts["answerable"], tallies, scored)
+    lines += slice_lines("unanswerable", parts["unanswerable"], tallies, scored)
     abstentions = [correct_abstentions(list(tallies[system].values())) for system in SYSTEMS]
     lines.append(side_by_side("abstention correct count",
                               ["%d/%d" % pair for pair in abstentions]))
     lines += ["", "n/a rule: a macro mean skips questions without a value and says how many "
                   "it averaged; n/a never counts as 0."]
-    return lines + change_lines(scored["A"], scored["B"], k)
+    return lines + change_lines(scored["A"], scored["B"])
 
 
 def main(arguments=None):
@@ -112,9 +108,9 @@ def main(arguments=None):
                         for name in CASES} for system in SYSTEMS}
     scored = {system: {name: scores(counts) for name, counts in by_name.items()}
               for system, by_name in tallies.items()}
-    lines = table_lines(scored, K)
+    lines = table_lines(scored)
     if arguments:
-        lines += summary_lines(tallies, scored, K)
+        lines += summary_lines(tallies, scored)
     print("\n".join(lines))
     return 0
 

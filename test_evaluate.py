@@ -313,7 +313,7 @@ REJECTED = [
      "run[\"retrieved\"]: expected a tuple, got 'rollback'"),
     ("unknown retrieved document", inputs(run=run_with(retrieved=("rollback", "zeta"))),
      "run[\"retrieved\"]: unknown document 'zeta'"),
-    ("repeated retrieved document", inputs(run=run_with(retrieved=("rollback", "rollback"))),
+    ("repeated retrieved document", inputs(run=run_with(retrieved=("archive", "rollback", "rollback"))),
      "run[\"retrieved\"]: repeated ID 'rollback'"),
     ("retrieved ID with a trailing newline", inputs(run=run_with(retrieved=("rollback\n",))),
      "run[\"retrieved\"]: invalid ID 'rollback\\n'"),

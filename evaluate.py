@@ -201,10 +201,13 @@ def is_supported(citations, sources, visible):
 def tally(corpus, case, run, *, k=2):
     """Return the counts behind every metric of one question, after validation.
 
-    relevant   documents labelled relevant      hits        of them in the top k
-    k          slots in the top k                first_hit   rank of the first hit, or None
-    generated  claims in the answer              supported   of them supported
-    expected   claims labelled for the question
+    relevant    documents labelled relevant
+    k           slots in the top k
+    hits        relevant documents in the top k
+    first_hit   rank of the first of them, or None
+    generated   claims in the answer
+    supported   generated claims that are supported
+    expected    claims labelled for the question
     """
     relevant, support, retrieved, claims = validate(corpus, case, run, k)
     top = retrieved[:k]
@@ -313,7 +316,7 @@ def change(before, after):
 
 
 def verdict(before, after):
-    """Return one question's verdict from its scores under systems A and B."""
+    """Return one question's verdict from its scores before and after (A, then B)."""
     changes = [change(before[metric], after[metric]) for metric in METRICS]
     better, worse = "better" in changes, "worse" in changes
     if better and worse:

@@ -79,8 +79,9 @@ def check_ids(value, field, known=()):
         raise invalid(field, "repeated ID %s", repeats[0])
 
 
-def check_known(ids, corpus, field):
-    """Check that every ID names a corpus document."""
+def check_documents(ids, corpus, field):
+    """Check that ids is a tuple of distinct IDs, each naming a corpus document."""
+    check_ids(ids, field, corpus)
     for doc_id in ids:
         if doc_id not in corpus:
             raise invalid(field, "unknown document %s", doc_id)
@@ -112,8 +113,7 @@ def checked_case(case, corpus):
     if type(case) is not dict:
         raise invalid("case", "expected a dict, got %s", case)
     relevant = required(case, "case", "relevant")
-    check_ids(relevant, 'case["relevant"]', corpus)
-    check_known(relevant, corpus, 'case["relevant"]')
+    check_documents(relevant, corpus, 'case["relevant"]')
     support = required(case, "case", "support")
     if type(support) is not dict:
         raise invalid('case["support"]', "expected a dict, got %s", support)
@@ -164,8 +164,7 @@ def checked_run(run, corpus):
     if type(run) is not dict:
         raise invalid("run", "expected a dict, got %s", run)
     retrieved = required(run, "run", "retrieved")
-    check_ids(retrieved, 'run["retrieved"]', corpus)
-    check_known(retrieved, corpus, 'run["retrieved"]')
+    check_documents(retrieved, corpus, 'run["retrieved"]')
     claims = required(run, "run", "claims")
     check_claims(claims, corpus)
     return retrieved, claims

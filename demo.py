@@ -43,7 +43,7 @@ def side_by_side(title, cells):
 def slice_lines(title, names, tallies, scored):
     """Return a slice's macro mean of each ratio, then its pooled support."""
     lines = ["", "%s slice: %s" % (title, ", ".join(names) or "no questions")]
-    for metric, label in list(LABELS.items())[:-1]:
+    for metric, label in list(LABELS.items())[:-1]:  # abstention is counted apart
         means = [macro_mean([scored[system][name][metric] for name in names])
                  for system in SYSTEMS]
         lines.append(side_by_side(label + " macro mean",
@@ -87,7 +87,7 @@ def summary_lines(tallies, scored):
     parts = slices(tallies["A"])
     lines = slice_lines("answerable", parts["answerable"], tallies, scored)
     lines += slice_lines("unanswerable", parts["unanswerable"], tallies, scored)
-    abstentions = [correct_abstentions(list(tallies[system].values())) for system in SYSTEMS]
+    abstentions = [correct_abstentions(tallies[system].values()) for system in SYSTEMS]
     lines.append(side_by_side("abstention correct count",
                               ["%d/%d" % pair for pair in abstentions]))
     lines += ["", "n/a rule: a macro mean skips questions without a value and says how many "

@@ -2,27 +2,21 @@
 
     python demo.py              the per-question table
     python demo.py --summary    the table, then the comparison of A and B
+    python demo.py --explain    the table, then why each unsupported claim is unsupported
 """
 import sys
 
-from evaluate import (METRICS, change, correct_abstentions, macro_mean, pooled_support,
-                      scores, slices, tally, verdict, verdict_totals)
+from evaluate import (METRICS, EvaluationError, cell, change, correct_abstentions, explain,
+                      macro_mean, pooled_support, scores, slices, tally_system, verdict,
+                      verdict_totals)
 from fixtures import CASES, CORPUS, RUNS
 
 K = 2
 SYSTEMS = ("A", "B")  # compared in this order: from A to B
 LABELS = dict(zip(METRICS, ("P@%d" % K, "R@%d" % K, "RR@%d" % K,
                             "support", "coverage", "abstention")))
-USAGE = "usage: python demo.py [--summary]"
-
-
-def cell(value):
-    """Format one value: two decimals, None as n/a, booleans as yes/no."""
-    if value is None:
-        return "n/a"
-    if value is True or value is False:  # before numbers: a bool is an int
-        return "yes" if value else "no"
-    return "%.2f" % value
+RATIOS = METRICS[:-1]  # abstention is a yes or no, counted apart
+USAGE = "usage: python demo.py [--summary | --explain]"
 
 
 def table_lines(scored):
@@ -35,6 +29,20 @@ def table_lines(scored):
     return lines
 
 
+def explain_lines():
+    """Return a line per unsupported claim, with its reason, and per uncovered expected claim."""
+    lines = ["", "each unsupported claim with the first rule it breaks, "
+                 "and each expected claim left uncovered"]
+    for name in CASES:
+        for system in SYSTEMS:
+            why = explain(CORPUS, CASES[name], RUNS[name][system], k=K)
+            lines += ["%s %s | claim %s unsupported: %s" % (name, system, claim, reason)
+                      for claim, reason in why["claims"] if reason]
+            lines += ["%s %s | expected claim %s not covered" % (name, system, claim)
+                      for claim in why["uncovered"]]
+    return lines
+
+
 def side_by_side(title, cells):
     """Return one figure line: its title, then each system's cell."""
     return title + "".join(" | %s %s" % pair for pair in zip(SYSTEMS, cells))
@@ -43,10 +51,10 @@ def side_by_side(title, cells):
 def slice_lines(title, names, tallies, scored):
     """Return a slice's macro mean of each ratio, then its pooled support."""
     lines = ["", "%s slice: %s" % (title, ", ".join(names) or "no questions")]
-    for metric, label in list(LABELS.items())[:-1]:  # abstention is counted apart
+    for metric in RATIOS:
         means = [macro_mean([scored[system][name][metric] for name in names])
                  for system in SYSTEMS]
-        lines.append(side_by_side(label + " macro mean",
+        lines.append(side_by_side(LABELS[metric] + " macro mean",
                                   ["%s (%d of %d)" % (cell(m), n, total) for m, n, total in means]))
     pooled = [pooled_support([tallies[system][name] for name in names]) for system in SYSTEMS]
     lines.append(side_by_side("support pooled",
@@ -96,21 +104,26 @@ def summary_lines(tallies, scored):
 
 
 def main(arguments=None):
-    """Score every recorded run; print the table, and the comparison if asked."""
+    """Score every recorded run; print the table, and the part an option asks for."""
     arguments = sys.argv[1:] if arguments is None else arguments
     if arguments in (["-h"], ["--help"]):
         print(USAGE)
         return 0
-    if arguments not in ([], ["--summary"]):
+    if arguments not in ([], ["--summary"], ["--explain"]):
         print(USAGE, file=sys.stderr)
         return 2
-    tallies = {system: {name: tally(CORPUS, CASES[name], RUNS[name][system], k=K)
-                        for name in CASES} for system in SYSTEMS}
-    scored = {system: {name: scores(counts) for name, counts in by_name.items()}
-              for system, by_name in tallies.items()}
-    lines = table_lines(scored)
-    if arguments:
-        lines += summary_lines(tallies, scored)
+    try:
+        tallies = {system: tally_system(CORPUS, CASES, RUNS, system, k=K) for system in SYSTEMS}
+        scored = {system: {name: scores(counts) for name, counts in by_name.items()}
+                  for system, by_name in tallies.items()}
+        lines = table_lines(scored)
+        if arguments == ["--summary"]:
+            lines += summary_lines(tallies, scored)
+        if arguments == ["--explain"]:
+            lines += explain_lines()
+    except EvaluationError as error:  # a fault in fixtures.py: say where, without a traceback
+        print("fixtures.py: %s" % error, file=sys.stderr)
+        return 1
     print("\n".join(lines))
     return 0
 

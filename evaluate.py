@@ -10,7 +10,8 @@ evaluate(corpus, case, run, k=2) returns six values for one question:
     abstention_correct   True when the answer has no claims, else False
 
 A claim is supported only when it has a citation and *every* citation is a
-labelled source of that claim within the top k (strict citations).
+labelled source of that claim within the top k (strict citations);
+explain() names the rule each unsupported claim breaks.
 A value that does not apply is None, shown as n/a and never counted as 0:
 retrieval and coverage on an unanswerable question (no relevant documents),
 support on an empty answer, abstention on an answerable question.
@@ -19,8 +20,9 @@ Every input is validated first. Any fault raises EvaluationError, a
 ValueError whose message names the field and shows the value. Inputs are
 never modified. Nothing here reads text, extracts claims or calls a model.
 
-The comparison helpers at the end turn per-question results into macro
-means (n/a skipped and counted), pooled support and per-question changes.
+Then come the tools for many questions: tally_system() scores every case of
+one system, and the comparison helpers give macro means (n/a skipped and
+counted), pooled support and per-question changes.
 """
 
 MAX_ID_LENGTH = 32
@@ -28,6 +30,7 @@ MAX_IDS = 100      # per tuple of IDs, corpus documents and claims in one run
 MAX_K = 100
 LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 ID_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+ID_RULE = "IDs are 1 to 32 characters: a-z first, then a-z, 0-9 or '-'"
 METRICS = ("precision", "recall", "rr", "support", "coverage", "abstention_correct")
 
 
@@ -73,7 +76,7 @@ def check_ids(value, field, known=()):
                       MAX_IDS, len(value), value)
     for item in value:
         if not ((type(item) is str and item in known) or is_id(item)):
-            raise invalid(field, "invalid ID %s", item)
+            raise invalid(field, "invalid ID %s (" + ID_RULE + ")", item)
     if len(set(value)) < len(value):
         repeats = [item for index, item in enumerate(value) if item in value[:index]]
         raise invalid(field, "repeated ID %s", repeats[0])
@@ -150,7 +153,8 @@ def check_claims(claims, corpus):
                           "expected a (claim ID, citations) pair, got %s", pair)
         claim_id, citations = pair
         if not is_id(claim_id):
-            raise invalid('run["claims"][%d]' % index, "invalid claim ID %s", claim_id)
+            raise invalid('run["claims"][%d]' % index,
+                          "invalid claim ID %s (" + ID_RULE + ")", claim_id)
         if claim_id in seen:
             raise invalid('run["claims"][%d]' % index, "repeated claim ID %s", claim_id)
         seen.add(claim_id)
@@ -188,13 +192,34 @@ def validate(corpus, case, run, k):
 
 # --- Scoring one question ---------------------------------------------------
 
-def is_supported(citations, sources, visible):
-    """True when there is a citation and each is a labelled source in view."""
-    # Strict citations: one good citation does not excuse a bad one, a real
-    # document that is not a labelled source does not count, and neither
-    # does a labelled source outside the top k.
-    return bool(citations) and all(
-        cited in sources and cited in visible for cited in citations)
+def unsupported_because(claim_id, citations, support, visible, corpus):
+    """Return the first rule a claim breaks, or None when it is supported."""
+    # Strict citations: each rule must hold for every citation, so one good
+    # citation does not excuse a bad one.
+    if not citations:
+        return "no citation"
+    if claim_id not in support:
+        return "no label"  # nobody labelled this claim, so nothing can support it
+    for cited in citations:
+        if cited not in corpus:
+            return "not in the corpus"  # often a typo in the run
+    for cited in citations:
+        if cited not in support[claim_id]:
+            return "not a labelled source"  # a real document, but it does not back this claim
+    for cited in citations:
+        if cited not in visible:
+            return "outside the top k"  # a labelled source the system did not show
+    return None
+
+
+def claim_reasons(corpus, support, retrieved, claims, k):
+    """Return a list of (claim ID, reason) in answer order; reason None is supported."""
+    visible = set(retrieved[:k])
+    return [(claim_id, unsupported_because(claim_id, citations, support, visible, corpus))
+            for claim_id, citations in claims]
+
+
+TALLY_KEYS = ("relevant", "k", "hits", "first_hit", "generated", "supported", "expected")
 
 
 def tally(corpus, case, run, *, k=2):
@@ -209,13 +234,11 @@ def tally(corpus, case, run, *, k=2):
     expected    claims labelled for the question
     """
     relevant, support, retrieved, claims = validate(corpus, case, run, k)
-    top = retrieved[:k]
-    visible = set(top)
     permitted = set(relevant)
-    hit_ranks = [rank for rank, doc_id in enumerate(top, start=1) if doc_id in permitted]
-    # A claim with no support label has no permitted sources: never supported.
-    supported = [claim_id for claim_id, citations in claims
-                 if is_supported(citations, support.get(claim_id, ()), visible)]
+    hit_ranks = [rank for rank, doc_id in enumerate(retrieved[:k], start=1)
+                 if doc_id in permitted]
+    reasons = claim_reasons(corpus, support, retrieved, claims, k)
+    supported = [claim_id for claim_id, reason in reasons if reason is None]
     return {
         "relevant": len(relevant),
         "k": k,
@@ -258,12 +281,70 @@ def evaluate(corpus, case, run, *, k=2):
     return scores(tally(corpus, case, run, k=k))
 
 
+def explain(corpus, case, run, *, k=2):
+    """Validate like evaluate(); return why each claim is unsupported, and what is uncovered.
+
+    claims      (claim ID, reason) for every claim, in answer order. reason is
+                None for a supported claim, else the first rule it breaks:
+                "no citation", "no label" (the claim ID has no support label),
+                "not in the corpus", "not a labelled source", "outside the top k".
+    uncovered   expected claim IDs, in label order, that no supported claim covers.
+    """
+    relevant, support, retrieved, claims = validate(corpus, case, run, k)
+    reasons = claim_reasons(corpus, support, retrieved, claims, k)
+    supported = {claim_id for claim_id, reason in reasons if reason is None}
+    uncovered = tuple(claim_id for claim_id in support if claim_id not in supported)
+    return {"claims": tuple(reasons), "uncovered": uncovered}
+
+
+# --- Many questions ---------------------------------------------------------
+
+def tally_system(corpus, cases, runs, system, *, k=2):
+    """Return {case name: tally} for one system, in the order of cases.
+
+    runs maps each case name to its runs by system name. An error about a
+    run starts with the case and the system it belongs to.
+    """
+    if type(cases) is not dict:
+        raise invalid("cases", "expected a dict, got %s", cases)
+    if type(runs) is not dict:
+        raise invalid("runs", "expected a dict, got %s", runs)
+    if type(system) is not str:
+        raise invalid("system", "expected a str, got %s", system)
+    for name in runs:
+        if name not in cases:
+            raise invalid("runs", "no case named %s", name)
+    tallies = {}
+    for name, case in cases.items():
+        where = "case %s, system %s: " % (shown(name), shown(system))
+        if name not in runs:
+            raise EvaluationError(where + "missing from runs")
+        if type(runs[name]) is not dict:
+            raise invalid(where + "runs[%s]" % shown(name), "expected a dict, got %s", runs[name])
+        if system not in runs[name]:
+            raise EvaluationError(where + "missing from runs[%s]" % shown(name))
+        try:
+            tallies[name] = tally(corpus, case, runs[name][system], k=k)
+        except EvaluationError as error:
+            raise EvaluationError(where + str(error)) from None
+    return tallies
+
+
 # --- Comparing systems ------------------------------------------------------
 # For any cases and systems, once tally() has validated and counted them:
 # slices() takes tallies keyed by question name; the others take the values,
 # tallies or scores of the questions to aggregate or compare.
 
 VERDICTS = ("improved", "regressed", "mixed", "unchanged")
+
+
+def cell(value):
+    """Return a value as a report shows it: two decimals, None as n/a, yes or no."""
+    if value is None:
+        return "n/a"
+    if value is True or value is False:  # before numbers: a bool is an int
+        return "yes" if value else "no"
+    return "%.2f" % value
 
 
 def slices(tallies):
@@ -331,3 +412,4 @@ def verdict_totals(verdicts):
     """Return how many questions got each verdict, in VERDICTS order."""
     verdicts = list(verdicts)
     return {name: verdicts.count(name) for name in VERDICTS}
+

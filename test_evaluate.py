@@ -1,31 +1,113 @@
 """Lock down evaluate.py: worked checks, every input rule, exact outputs.
 
-Run from the project folder:  python -m unittest
+Run from the project folder:  python -m unittest   (or: python test_evaluate.py)
+
+The worked checks run first, one per scoring rule, so that a rule broken on
+purpose shows first as the test that names it. Tables of inputs fail once,
+with their first wrong row and the number of wrong rows. Tests whose
+expected values are written out for the four questions of fixtures.py say
+so when they fail: they are snapshots, to be checked by hand and updated
+when you change the fixture on purpose.
 """
 import collections
 import copy
 import doctest
+import io
 import os
 import subprocess
 import sys
 import types
 import unittest
+from contextlib import redirect_stderr, redirect_stdout
 
+import demo
 import evaluate
 from evaluate import EvaluationError
 from fixtures import CASES, CORPUS, RUNS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+README = os.path.join(HERE, "README.md")
 
 
 def load_tests(loader, tests, pattern):
-    """Also run the README's examples, so that they cannot drift from the code."""
-    readme = os.path.join(HERE, "README.md")
-    tests.addTests(doctest.DocFileSuite(readme, module_relative=False))
-    return tests
+    """Run the worked checks first, then the fixture's checks, then every other test,
+    then the README's examples.
+
+    A rule broken on purpose then shows first as the worked check that names
+    it, and a fault in fixtures.py as the fixture check that finds it. With
+    only the four .py files (a course handout), README.md is missing: its
+    examples are then one skipped test, not an error.
+    """
+    first = (WorkedChecks, Fixture)
+    suite = unittest.TestSuite(loader.loadTestsFromTestCase(group) for group in first)
+    suite.addTests(group for group in tests if not set(first) & set(map(type, group)))
+    if os.path.exists(README):
+        suite.addTests(doctest.DocFileSuite(README, module_relative=False))
+    else:
+        suite.addTest(unittest.FunctionTestCase(readme_examples))
+    return suite
 
 
-# --- Inputs shared by the tests ---------------------------------------------
+def readme_examples():
+    """README.md's examples, which need README.md beside this file."""
+    raise unittest.SkipTest("README.md is not beside test_evaluate.py, so its examples did not run")
+
+
+# --- Helpers ------------------------------------------------------------------
+
+def cut(text, limit=300):
+    """Return text, shortened to `limit` characters."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class TestCase(unittest.TestCase):
+    """unittest.TestCase with checks that fail once, however many rows are wrong."""
+
+    def assertRows(self, function, rows):
+        """Check that function(*inputs) == expected for each (inputs, expected) row.
+
+        A broken rule usually breaks many rows: the failure shows the first
+        wrong row (its inputs, what was expected, what came back) and how
+        many rows are wrong, so that it stays short enough to read.
+        """
+        rows = list(rows)
+        wrong = []
+        for inputs, expected in rows:
+            try:
+                got = function(*inputs)
+            except Exception as error:  # a crash is a wrong row too, reported the same way
+                got = error
+            if isinstance(got, Exception) or got != expected:
+                wrong.append((inputs, expected, got))
+        if wrong:
+            inputs, expected, got = wrong[0]
+            got = "raised %r" % got if isinstance(got, Exception) else repr(got)
+            message = "%d of %d rows wrong; the first:\n  inputs:   %s\n  expected: %s\n  got:      %s" % (
+                len(wrong), len(rows), cut(repr(inputs)), cut(repr(expected)), cut(got))
+            self.fail(message)
+
+    def assertSnapshot(self, got, expected, name):
+        """Check got == expected, where `name` holds exact results of the four-question fixture.
+
+        expected is a dict, or a text compared line by line. The failure shows
+        the first entry that differs and how many do, then what to do about it.
+        """
+        if isinstance(expected, str):
+            got = dict(enumerate(got.splitlines(), start=1))
+            expected = dict(enumerate(expected.splitlines(), start=1))
+        keys = list(expected) + [key for key in got if key not in expected]
+        wrong = [key for key in keys if got.get(key, "(nothing)") != expected.get(key, "(nothing)")]
+        if wrong:
+            key = wrong[0]
+            message = (
+                "%d of %d entries of %s differ; the first, %r:\n  expected: %s\n  got:      %s\n"
+                "%s is a snapshot of the four-question fixture. If you changed fixtures.py on "
+                "purpose, check the new values by hand, then update %s in test_evaluate.py. "
+                "If you did not, the scorer is wrong." % (
+                    len(wrong), len(keys), name, key, cut(repr(expected.get(key, "(nothing)"))),
+                    cut(repr(got.get(key, "(nothing)"))), name, name))
+            self.fail(message)
+
 
 CASE = CASES["rollback"]           # answerable, two expected claims
 RUN = RUNS["rollback"]["B"]        # two retrieved notes, two supported claims
@@ -50,6 +132,15 @@ def owner_answer(*citations):
     """Return owner inputs: owners and archive retrieved, aurora citing `citations`."""
     run = {"retrieved": ("owners", "archive"), "claims": (("aurora", citations),)}
     return inputs(case=CASES["owner"], run=run)
+
+
+def message_of(function, arguments):
+    """Return the message of the EvaluationError function(**arguments) raises, or None."""
+    try:
+        function(**arguments)
+    except EvaluationError as error:
+        return str(error)
+    return None
 
 
 class Dict(dict):
@@ -78,12 +169,13 @@ IDS_101 = tuple("d%d" % i for i in range(101))
 CORPUS_100 = {doc_id: "A note." for doc_id in IDS_100}
 ID_32 = "a" * 32
 ID_33 = "a" * 33
+ID_RULE = " (IDs are 1 to 32 characters: a-z first, then a-z, 0-9 or '-')"
 
 
-# --- Worked checks from the contract ----------------------------------------
+# --- Worked checks: one per scoring rule ---------------------------------------
 
-class WorkedChecks(unittest.TestCase):
-    """The worked checks of SPEC.md, each one behaviour."""
+class WorkedChecks(TestCase):
+    """Each scoring rule on the fixture; these run first, and each name states its rule."""
 
     # The mutation checks rerun these tests against altered copies of evaluate.
     evaluate = staticmethod(evaluate.evaluate)
@@ -92,37 +184,65 @@ class WorkedChecks(unittest.TestCase):
         """Return the metrics of one fixture run."""
         return self.evaluate(CORPUS, CASES[name], RUNS[name][system], k=k)
 
-    def test_short_list_keeps_the_cutoff_denominator(self):
-        result = self.score("rollback", "A")
-        self.assertEqual(result["precision"], 0.5)  # one hit over two slots
-        self.assertEqual(result["recall"], 0.5)
-
-    def test_citing_a_distractor_supports_nothing(self):
-        result = self.score("owner", "A")
-        self.assertEqual((result["recall"], result["rr"]), (1.0, 0.5))
-        self.assertEqual((result["support"], result["coverage"]), (0.0, 0.0))
-
-    def test_unlabelled_claim_halves_support_but_not_coverage(self):
-        result = self.score("launch", "B")
-        self.assertEqual(result["recall"], 1.0)
-        self.assertEqual(result["support"], 0.5)
-        self.assertEqual(result["coverage"], 1.0)
-
-    def test_source_outside_the_cutoff_supports_nothing(self):
-        result = self.score("rollback", "B", k=1)
-        self.assertEqual((result["support"], result["coverage"]), (0.5, 0.5))
-
-    def test_one_bad_citation_makes_a_claim_unsupported(self):
-        for citations in [(), ("unknown",), ("owners", "archive")]:
-            with self.subTest(citations=citations):
-                result = self.evaluate(**owner_answer(*citations))
-                self.assertEqual(result["support"], 0.0)
+    def test_abstaining_is_correct_only_on_an_unanswerable_question(self):
+        self.assertIs(self.score("region", "A")["abstention_correct"], False)  # answered
+        self.assertIs(self.score("region", "B")["abstention_correct"], True)   # abstained
+        self.assertIsNone(self.score("launch", "A")["abstention_correct"])     # answerable
 
     def test_answerable_question_with_nothing_back_scores_zero_not_na(self):
         result = self.evaluate(**inputs(run={"retrieved": (), "claims": ()}))
         self.assertEqual(result, {
             "precision": 0.0, "recall": 0.0, "rr": 0.0,
             "support": None, "coverage": 0.0, "abstention_correct": None})
+
+    def test_citing_a_distractor_supports_nothing(self):
+        result = self.score("owner", "A")  # cites archive, which is not a labelled source
+        self.assertEqual((result["support"], result["coverage"]), (0.0, 0.0))
+
+    def test_coverage_divides_by_the_expected_claims(self):
+        # rollback A states one of its two expected claims, and nothing else.
+        self.assertEqual(self.score("rollback", "A")["coverage"], 0.5)
+
+    def test_one_bad_citation_makes_a_claim_unsupported(self):
+        rows = [
+            ((), 0.0),                     # no citation at all
+            (("unknown",), 0.0),           # a document outside the corpus
+            (("owners", "archive"), 0.0),  # the right note beside a wrong one
+        ]
+        self.assertRows(lambda *cited: self.evaluate(**owner_answer(*cited))["support"], rows)
+
+    def test_recall_divides_by_the_relevant_documents(self):
+        # launch has one relevant note, found within two slots: 1 of 1, not 1 of 2.
+        self.assertEqual(self.score("launch", "A")["recall"], 1.0)
+        self.assertEqual(self.score("owner", "A")["recall"], 1.0)
+
+    def test_reciprocal_rank_is_one_over_the_first_relevant_rank(self):
+        self.assertEqual(self.score("owner", "A")["rr"], 0.5)  # the owners note comes second
+        self.assertEqual(self.score("owner", "B")["rr"], 1.0)
+
+    def test_short_list_keeps_the_cutoff_denominator(self):
+        result = self.score("rollback", "A")
+        self.assertEqual(result["precision"], 0.5)  # one hit over two slots
+        self.assertEqual(result["recall"], 0.5)
+
+    def test_source_outside_the_cutoff_supports_nothing(self):
+        result = self.score("rollback", "B", k=1)  # checklist is ranked second
+        self.assertEqual((result["support"], result["coverage"]), (0.5, 0.5))
+
+    def test_the_faults_named_in_the_contract_are_rejected(self):
+        def field_named(what, arguments):
+            return message_of(self.evaluate, arguments).split(":")[0]
+        rows = [
+            (("a repeated retrieved ID", inputs(run=run_with(retrieved=("rollback",) * 2))),
+             'run["retrieved"]'),
+            (("a repeated claim ID", inputs(run=run_with(claims=(("switch", ()),) * 2))),
+             'run["claims"][1]'),
+            (("a source outside relevant", inputs(case=case_with(support={"switch": ("owners",)}))),
+             "case[\"support\"]['switch']"),
+            (("k of 0", inputs(k=0)), "k"), (("k of True", inputs(k=True)), "k"),
+            (("k of 1.5", inputs(k=1.5)), "k"), (("k of 101", inputs(k=101)), "k"),
+        ]
+        self.assertRows(field_named, rows)
 
     def test_unanswerable_question_scores_only_support_and_abstention(self):
         self.assertEqual(self.score("region", "A"), {
@@ -132,39 +252,91 @@ class WorkedChecks(unittest.TestCase):
             "precision": None, "recall": None, "rr": None,
             "support": None, "coverage": None, "abstention_correct": True})
 
-    def test_the_faults_named_in_the_contract_are_rejected(self):
-        for what, arguments in [
-                ("a repeated retrieved ID", inputs(run=run_with(retrieved=("rollback",) * 2))),
-                ("a repeated claim ID", inputs(run=run_with(claims=(("switch", ()),) * 2))),
-                ("a source outside relevant",
-                 inputs(case=case_with(support={"switch": ("owners",)}))),
-                ("k of 0", inputs(k=0)), ("k of True", inputs(k=True)),
-                ("k of 1.5", inputs(k=1.5)), ("k of 101", inputs(k=101)),
-        ]:
-            with self.subTest(what):
-                with self.assertRaises(ValueError):
-                    self.evaluate(**arguments)
+    def test_unlabelled_claim_halves_support_but_not_coverage(self):
+        result = self.score("launch", "B")  # bonus has no label
+        self.assertEqual((result["support"], result["coverage"]), (0.5, 1.0))
+
+
+# --- The fixture: checks for any number of questions, and snapshots of four -----
+
+def fixture_tallies(system):
+    """Return one system's tally of each fixture question, by name."""
+    return evaluate.tally_system(CORPUS, CASES, RUNS, system)
+
+
+def fixture_scores(system):
+    """Return one system's scores of each fixture question, by name."""
+    return {name: evaluate.scores(counts) for name, counts in fixture_tallies(system).items()}
+
+
+# (case, system): precision, recall, rr, support, coverage, abstention_correct
+EXPECTED_SCORES = {
+    ("launch", "A"):   (0.5, 1.0, 1.0, 1.0, 1.0, None),
+    ("launch", "B"):   (0.5, 1.0, 1.0, 0.5, 1.0, None),
+    ("rollback", "A"): (0.5, 0.5, 1.0, 1.0, 0.5, None),
+    ("rollback", "B"): (1.0, 1.0, 1.0, 1.0, 1.0, None),
+    ("owner", "A"):    (0.5, 1.0, 0.5, 0.0, 0.0, None),
+    ("owner", "B"):    (0.5, 1.0, 1.0, 1.0, 1.0, None),
+    ("region", "A"):   (None, None, None, 0.0, None, False),
+    ("region", "B"):   (None, None, None, None, None, True),
+}
+
+# (case, system): explain()'s verdict on each claim, and the uncovered expected claims
+EXPECTED_EXPLANATIONS = {
+    ("launch", "A"):   ((("monday", None),), ()),
+    ("launch", "B"):   ((("monday", None), ("bonus", "no label")), ()),
+    ("rollback", "A"): ((("switch", None),), ("smoke",)),
+    ("rollback", "B"): ((("switch", None), ("smoke", None)), ()),
+    ("owner", "A"):    ((("aurora", "not a labelled source"),), ("aurora",)),
+    ("owner", "B"):    ((("aurora", None),), ()),
+    ("region", "A"):   ((("region", "no label"),), ()),
+    ("region", "B"):   ((), ()),
+}
+
+
+class Fixture(TestCase):
+    """fixtures.py is complete and scores as written down; snapshots say so when they fail."""
+
+    def test_each_run_is_valid_input(self):
+        for system in ("A", "B"):
+            fixture_tallies(system)  # raises EvaluationError naming the case and system
+
+    def test_every_case_has_a_run_of_each_system(self):
+        for name in CASES:
+            self.assertIn(name, RUNS, "fixtures.py: RUNS has no entry for case %r" % name)
+            self.assertEqual(sorted(RUNS[name]), ["A", "B"],
+                             "fixtures.py: RUNS[%r] needs one run of system A and one of B" % name)
+        self.assertEqual(list(RUNS), list(CASES), "fixtures.py: RUNS and CASES name other cases")
+
+    def test_every_fixture_run_agrees_with_the_oracle(self):
+        def oracle_of(name, system):
+            case, run = CASES[name], RUNS[name][system]
+            return oracle(case["relevant"], case["support"], run["retrieved"], run["claims"], 2)
+        def score(name, system):
+            return evaluate.evaluate(CORPUS, CASES[name], RUNS[name][system])
+        rows = [((name, system), oracle_of(name, system)) for name in CASES for system in RUNS[name]]
+        self.assertRows(score, rows)
 
     def test_every_fixture_run_scores_exactly(self):
-        expected = {
-            # (case, system): precision, recall, rr, support, coverage, abstention
-            ("launch", "A"):   (0.5, 1.0, 1.0, 1.0, 1.0, None),
-            ("launch", "B"):   (0.5, 1.0, 1.0, 0.5, 1.0, None),
-            ("rollback", "A"): (0.5, 0.5, 1.0, 1.0, 0.5, None),
-            ("rollback", "B"): (1.0, 1.0, 1.0, 1.0, 1.0, None),
-            ("owner", "A"):    (0.5, 1.0, 0.5, 0.0, 0.0, None),
-            ("owner", "B"):    (0.5, 1.0, 1.0, 1.0, 1.0, None),
-            ("region", "A"):   (None, None, None, 0.0, None, False),
-            ("region", "B"):   (None, None, None, None, None, True),
-        }
-        for (name, system), values in expected.items():
-            with self.subTest(case=name, system=system):
-                result = self.score(name, system)
-                self.assertEqual(list(result), list(evaluate.METRICS))
-                self.assertEqual(tuple(result.values()), values)
+        scored = {(name, system): tuple(evaluate.evaluate(CORPUS, CASES[name], run).values())
+                  for name in CASES for system, run in RUNS[name].items()}
+        self.assertSnapshot(scored, EXPECTED_SCORES, "EXPECTED_SCORES")
+
+    def test_every_fixture_run_is_explained_exactly(self):
+        explained = {(name, system): tuple(evaluate.explain(CORPUS, CASES[name], run).values())
+                     for name in CASES for system, run in RUNS[name].items()}
+        self.assertSnapshot(explained, EXPECTED_EXPLANATIONS, "EXPECTED_EXPLANATIONS")
+
+    def test_scoring_leaves_the_fixture_unchanged(self):
+        before = copy.deepcopy((CORPUS, CASES, RUNS))
+        for system in ("A", "B"):
+            fixture_tallies(system)
+            for name in CASES:
+                evaluate.explain(CORPUS, CASES[name], RUNS[name][system], k=1)
+        self.assertEqual((CORPUS, CASES, RUNS), before)
 
 
-class Metrics(unittest.TestCase):
+class Metrics(TestCase):
     """Definitions of the metrics beyond the worked checks."""
 
     def test_result_keys_come_in_the_contract_order(self):
@@ -172,34 +344,32 @@ class Metrics(unittest.TestCase):
             "precision", "recall", "rr", "support", "coverage", "abstention_correct"])
 
     def test_ratios_are_floats_and_abstention_a_bool(self):
-        for name, runs in RUNS.items():
-            for system, run in runs.items():
-                with self.subTest(case=name, system=system):
-                    result = evaluate.evaluate(CORPUS, CASES[name], run)
-                    for key, value in result.items():
-                        wanted = bool if key == "abstention_correct" else float
-                        self.assertIn(type(value), (wanted, type(None)))
+        def types_of(name, system):
+            result = evaluate.evaluate(CORPUS, CASES[name], RUNS[name][system])
+            return {type(value) for key, value in result.items() if value is not None
+                    and type(value) is not (bool if key == "abstention_correct" else float)}
+        rows = [((name, system), set()) for name in CASES for system in RUNS[name]]
+        self.assertRows(types_of, rows)
 
     def test_reciprocal_rank_follows_the_first_relevant_rank(self):
-        for retrieved, k, rr in [
-                (("owners",), 1, 1.0),
-                (("archive", "owners"), 2, 0.5),
-                (("archive", "launch", "owners"), 3, 1 / 3),
-                (("archive", "launch", "rollback", "owners"), 4, 0.25),
-                (("archive", "launch", "owners"), 2, 0.0),   # beyond the cutoff
-        ]:
-            with self.subTest(retrieved=retrieved, k=k):
-                run = {"retrieved": retrieved, "claims": ()}
-                result = evaluate.evaluate(CORPUS, CASES["owner"], run, k=k)
-                self.assertEqual(result["rr"], rr)
+        def rr(retrieved, k):
+            run = {"retrieved": retrieved, "claims": ()}
+            return evaluate.evaluate(CORPUS, CASES["owner"], run, k=k)["rr"]
+        rows = [
+            ((("owners",), 1), 1.0),
+            ((("archive", "owners"), 2), 0.5),
+            ((("archive", "launch", "owners"), 3), 1 / 3),
+            ((("archive", "launch", "rollback", "owners"), 4), 0.25),
+            ((("archive", "launch", "owners"), 2), 0.0),   # beyond the cutoff
+        ]
+        self.assertRows(rr, rows)
 
     def test_precision_keeps_k_slots_at_every_cutoff(self):
-        run = {"retrieved": ("rollback",), "claims": ()}
-        for k, precision in [(1, 1.0), (2, 0.5), (4, 0.25), (100, 0.01)]:
-            with self.subTest(k=k):
-                result = evaluate.evaluate(CORPUS, CASE, run, k=k)
-                self.assertEqual(result["precision"], precision)
-                self.assertEqual(result["recall"], 0.5)
+        def precision_and_recall(k):
+            result = evaluate.evaluate(CORPUS, CASE, {"retrieved": ("rollback",), "claims": ()}, k=k)
+            return result["precision"], result["recall"]
+        rows = [((1,), (1.0, 0.5)), ((2,), (0.5, 0.5)), ((4,), (0.25, 0.5)), ((100,), (0.01, 0.5))]
+        self.assertRows(precision_and_recall, rows)
 
     def test_default_cutoff_is_two(self):
         run = {"retrieved": ("archive", "launch", "rollback"), "claims": ()}
@@ -213,12 +383,14 @@ class Metrics(unittest.TestCase):
 
     def test_claim_with_several_labelled_sources_may_cite_any_of_them(self):
         case = case_with(support={"steps": ("rollback", "checklist")})
-        for citations, support in [(("rollback",), 1.0), (("checklist", "rollback"), 1.0),
-                                   (("rollback", "launch"), 0.0)]:
-            with self.subTest(citations=citations):
-                run = run_with(claims=(("steps", citations),))
-                result = evaluate.evaluate(CORPUS, case, run)
-                self.assertEqual((result["support"], result["coverage"]), (support, support))
+
+        def support_and_coverage(citations):
+            result = evaluate.evaluate(CORPUS, case, run_with(claims=(("steps", citations),)))
+            return result["support"], result["coverage"]
+        rows = [((("rollback",),), (1.0, 1.0)),
+                ((("checklist", "rollback"),), (1.0, 1.0)),
+                ((("rollback", "launch"),), (0.0, 0.0))]
+        self.assertRows(support_and_coverage, rows)
 
     def test_source_of_another_claim_does_not_support(self):
         run = run_with(claims=(("switch", ("checklist",)), ("smoke", ("checklist",))))
@@ -232,6 +404,7 @@ class Metrics(unittest.TestCase):
 
     def test_tally_keeps_the_counts_behind_each_ratio(self):
         counts = evaluate.tally(CORPUS, CASES["launch"], RUNS["launch"]["B"])
+        self.assertEqual(tuple(counts), evaluate.TALLY_KEYS)
         self.assertEqual(counts, {"relevant": 1, "k": 2, "hits": 1, "first_hit": 1,
                                   "generated": 2, "supported": 1, "expected": 1})
         counts = evaluate.tally(CORPUS, CASE, {"retrieved": ("archive",), "claims": ()}, k=3)
@@ -241,12 +414,46 @@ class Metrics(unittest.TestCase):
     def test_scores_come_from_the_tally_alone(self):
         counts = {"relevant": 4, "k": 8, "hits": 2, "first_hit": 4,
                   "generated": 8, "supported": 2, "expected": 4}
-        self.assertEqual(evaluate.scores(counts), {
-            "precision": 0.25, "recall": 0.5, "rr": 0.25,
-            "support": 0.25, "coverage": 0.5, "abstention_correct": None})
+        expected = {"precision": 0.25, "recall": 0.5, "rr": 0.25,
+                    "support": 0.25, "coverage": 0.5, "abstention_correct": None}
+        self.assertEqual(evaluate.scores(counts), expected)
 
 
-# --- Input rules ------------------------------------------------------------
+class Explain(TestCase):
+    """explain() names the first rule each unsupported claim breaks, and what is uncovered."""
+
+    def test_each_unsupported_claim_gets_the_first_rule_it_breaks(self):
+        def reason(citations, claim="switch", k=2):
+            run = {"retrieved": ("rollback", "archive", "checklist"), "claims": ((claim, citations),)}
+            return evaluate.explain(CORPUS, CASE, run, k=k)["claims"][0][1]
+        rows = [
+            ((("rollback",),), None),                                  # supported
+            (((),), "no citation"),
+            ((("rollback",), "swtich"), "no label"),                   # a typo in the claim ID
+            (((), "swtich"), "no citation"),                           # no citation comes first
+            ((("rollbak",),), "not in the corpus"),                    # a typo in a citation
+            ((("rollback", "rollbak"),), "not in the corpus"),
+            ((("archive",),), "not a labelled source"),
+            ((("archive", "rollbak"),), "not in the corpus"),          # checked before labels
+            ((("checklist",), "smoke"), "outside the top k"),          # third at k=2
+            ((("checklist",), "smoke", 3), None),
+            ((("checklist", "archive"), "smoke"), "not a labelled source"),  # before the cutoff
+        ]
+        self.assertRows(reason, rows)
+
+    def test_claims_come_in_answer_order_and_uncovered_in_label_order(self):
+        run = {"retrieved": ("checklist", "rollback"),
+               "claims": (("x", ()), ("smoke", ("checklist",)), ("switch", ("launch",)))}
+        self.assertEqual(evaluate.explain(CORPUS, CASE, run), {
+            "claims": (("x", "no citation"), ("smoke", None), ("switch", "not a labelled source")),
+            "uncovered": ("switch",)})
+        run = {"retrieved": (), "claims": ()}
+        self.assertEqual(evaluate.explain(CORPUS, CASE, run),
+                         {"claims": (), "uncovered": ("switch", "smoke")})
+
+
+
+# --- Input rules --------------------------------------------------------------------
 
 # (what is wrong, evaluate()'s arguments, the exact message)
 REJECTED = [
@@ -262,8 +469,8 @@ REJECTED = [
     ("corpus as a dict subclass", inputs(corpus=Dict(owners="The team.")),
      "corpus: expected a dict, got {'owners': 'The team.'}"),
     ("empty corpus", inputs(corpus={}), "corpus: expected at least one document, got {}"),
-    ("uppercase document ID", inputs(corpus={"Launch": "x"}), "corpus: invalid ID 'Launch'"),
-    ("33-character document ID", inputs(corpus={ID_33: "x"}), "corpus: invalid ID '%s'" % ID_33),
+    ("uppercase document ID", inputs(corpus={"Launch": "x"}), "corpus: invalid ID 'Launch'" + ID_RULE),
+    ("33-character document ID", inputs(corpus={ID_33: "x"}), "corpus: invalid ID '%s'" % ID_33 + ID_RULE),
     ("101 documents", inputs(corpus=dict.fromkeys(IDS_101, "A note.")),
      "corpus: expected at most 100 IDs, got 101: "
      "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
@@ -296,7 +503,7 @@ REJECTED = [
     ("support as a dict subclass", inputs(case=case_with(support=Dict())),
      "case[\"support\"]: expected a dict, got {}"),
     ("claim label with an underscore", inputs(case=case_with(support={"s_1": ("rollback",)})),
-     "case[\"support\"]: invalid ID 's_1'"),
+     "case[\"support\"]: invalid ID 's_1'" + ID_RULE),
     ("101 claim labels", inputs(case=case_with(support=dict.fromkeys(IDS_101, ("rollback",)))),
      "case[\"support\"]: expected at most 100 IDs, got 101: "
      "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
@@ -329,9 +536,9 @@ REJECTED = [
      inputs(run=run_with(retrieved=("archive", "rollback", "rollback"))),
      "run[\"retrieved\"]: repeated ID 'rollback'"),
     ("retrieved ID with a trailing newline", inputs(run=run_with(retrieved=("rollback\n",))),
-     "run[\"retrieved\"]: invalid ID 'rollback\\n'"),
+     "run[\"retrieved\"]: invalid ID 'rollback\\n'" + ID_RULE),
     ("retrieved ID as a str subclass", inputs(run=run_with(retrieved=(Str("rollback"),))),
-     "run[\"retrieved\"]: invalid ID 'rollback'"),
+     "run[\"retrieved\"]: invalid ID 'rollback'" + ID_RULE),
     ("101 retrieved IDs", inputs(corpus=CORPUS_100, case=CASES["region"],
                                  run=run_with(retrieved=IDS_101)),
      "run[\"retrieved\"]: expected at most 100 IDs, got 101: "
@@ -349,13 +556,13 @@ REJECTED = [
      "run[\"claims\"][0]: expected a (claim ID, citations) pair, "
      "got Pair(claim='switch', citations=())"),
     ("claim ID with a space", inputs(run=run_with(claims=(("smoke test", ()),))),
-     "run[\"claims\"][0]: invalid claim ID 'smoke test'"),
+     "run[\"claims\"][0]: invalid claim ID 'smoke test'" + ID_RULE),
     ("repeated claim ID", inputs(run=run_with(claims=(("switch", ()), ("switch", ())))),
      "run[\"claims\"][1]: repeated claim ID 'switch'"),
     ("citations as a string", inputs(run=run_with(claims=(("switch", "rollback"),))),
      "run[\"claims\"][0][1]: expected a tuple, got 'rollback'"),
     ("citation with a non-ASCII letter", inputs(run=run_with(claims=(("switch", ("rollbäck",)),))),
-     "run[\"claims\"][0][1]: invalid ID 'rollbäck'"),
+     "run[\"claims\"][0][1]: invalid ID 'rollbäck'" + ID_RULE),
     ("repeated citation", inputs(run=run_with(claims=(("x", ()), ("switch", ("a", "a"))))),
      "run[\"claims\"][1][1]: repeated ID 'a'"),
     ("101 citations", inputs(run=run_with(claims=(("switch", IDS_101),))),
@@ -390,22 +597,17 @@ ACCEPTED = [
 ]
 
 
-class InputRules(unittest.TestCase):
+class InputRules(TestCase):
     """Each input rule rejects what breaks it and accepts its nearest neighbour."""
 
-    def test_each_fault_raises_an_exact_message_from_evaluate_and_validate(self):
-        for function in (evaluate.evaluate, evaluate.validate):
-            for what, arguments, message in REJECTED:
-                with self.subTest(what, function=function.__name__):
-                    with self.assertRaises(EvaluationError) as caught:
-                        function(**arguments)
-                    self.assertEqual(str(caught.exception), message)
+    def test_each_fault_raises_an_exact_message_from_every_entry_point(self):
+        rows = [((what, function, arguments), message) for what, arguments, message in REJECTED
+                for function in ("evaluate", "validate", "tally", "explain")]
+        self.assertRows(lambda what, name, arguments: message_of(getattr(evaluate, name), arguments), rows)
 
     def test_nearest_valid_inputs_are_accepted(self):
-        for what, arguments in ACCEPTED:
-            with self.subTest(what):
-                result = evaluate.evaluate(**arguments)
-                self.assertEqual(list(result), list(evaluate.METRICS))
+        rows = [((what, arguments), list(evaluate.METRICS)) for what, arguments in ACCEPTED]
+        self.assertRows(lambda what, arguments: list(evaluate.evaluate(**arguments)), rows)
 
     def test_validate_returns_the_parts_it_checked(self):
         parts = evaluate.validate(CORPUS, CASE, RUN, 2)
@@ -420,48 +622,47 @@ class InputRules(unittest.TestCase):
     def test_id_rule_holds_in_every_position(self):
         bad_ids = ["", ID_33, "Rollback", "rollback\n", "roll_back", "roll back", "1st",
                    "-first", "caf\u00e9", "\u212aelvin", "Xmas", "taXi", Str("rollback"), None, 7]
-        for bad in bad_ids:
-            positions = [
-                inputs(corpus={bad: "x"}),
-                inputs(case=case_with(relevant=(bad,))),
-                inputs(case=case_with(support={bad: ("rollback",)})),
-                inputs(case=case_with(support={"switch": (bad,)})),
-                inputs(run=run_with(retrieved=(bad,))),
-                inputs(run=run_with(claims=((bad, ()),))),
-                inputs(run=run_with(claims=(("switch", (bad,)),))),
-            ]
-            for position, arguments in enumerate(positions):
-                with self.subTest(bad=bad, position=position):
-                    with self.assertRaisesRegex(EvaluationError, "invalid (claim )?ID"):
-                        evaluate.evaluate(**arguments)
+        positions = [
+            lambda bad: inputs(corpus={bad: "x"}),
+            lambda bad: inputs(case=case_with(relevant=(bad,))),
+            lambda bad: inputs(case=case_with(support={bad: ("rollback",)})),
+            lambda bad: inputs(case=case_with(support={"switch": (bad,)})),
+            lambda bad: inputs(run=run_with(retrieved=(bad,))),
+            lambda bad: inputs(run=run_with(claims=((bad, ()),))),
+            lambda bad: inputs(run=run_with(claims=(("switch", (bad,)),))),
+        ]
+
+        def rule_stated(bad, position):
+            message = message_of(evaluate.evaluate, positions[position](bad))
+            return ("invalid ID" in message or "invalid claim ID" in message) and ID_RULE in message
+        rows = [((bad, position), True) for bad in bad_ids for position in range(len(positions))]
+        self.assertRows(rule_stated, rows)
 
     def test_unhashable_item_in_an_id_tuple_is_an_invalid_id(self):
-        for field, arguments in [
-                ('case["relevant"]', inputs(case=case_with(relevant=(["rollback"],)))),
-                ('case["support"][\'switch\']', inputs(case=case_with(support={"switch": ([],)}))),
-                ('run["retrieved"]', inputs(run=run_with(retrieved=({},)))),
-                ('run["claims"][0][1]', inputs(run=run_with(claims=(("switch", ([],)),)))),
-        ]:
-            with self.subTest(field=field):
-                with self.assertRaises(EvaluationError) as caught:
-                    evaluate.evaluate(**arguments)
-                self.assertTrue(str(caught.exception).startswith(field + ": invalid ID "))
+        rows = [
+            (('case["relevant"]', inputs(case=case_with(relevant=(["rollback"],)))),
+             'case["relevant"]: invalid ID [\'rollback\']' + ID_RULE),
+            (('case["support"]', inputs(case=case_with(support={"switch": ([],)}))),
+             'case["support"][\'switch\']: invalid ID []' + ID_RULE),
+            (('run["retrieved"]', inputs(run=run_with(retrieved=({},)))),
+             'run["retrieved"]: invalid ID {}' + ID_RULE),
+            (('run["claims"]', inputs(run=run_with(claims=(("switch", ([],)),)))),
+             'run["claims"][0][1]: invalid ID []' + ID_RULE),
+        ]
+        self.assertRows(lambda field, arguments: message_of(evaluate.evaluate, arguments), rows)
 
     def test_values_longer_than_80_characters_are_shortened_in_messages(self):
-        for length, shown in [
-                (78, "'" + "a" * 78 + "'"),         # a repr of 80 characters: whole
-                (79, "'" + "a" * 76 + "..."),       # 81 characters: cut to 80
-                (100, "'" + "a" * 76 + "..."),
-        ]:
-            with self.subTest(length=length):
-                with self.assertRaises(EvaluationError) as caught:
-                    evaluate.evaluate(**inputs(run=run_with(retrieved=("a" * length,))))
-                self.assertEqual(str(caught.exception), "run[\"retrieved\"]: invalid ID " + shown)
+        def message(length):
+            return message_of(evaluate.evaluate, inputs(run=run_with(retrieved=("a" * length,))))
+        rows = [
+            ((78,), 'run["retrieved"]: invalid ID \'' + "a" * 78 + "'" + ID_RULE),  # 80: whole
+            ((79,), 'run["retrieved"]: invalid ID \'' + "a" * 76 + "..." + ID_RULE),  # cut to 80
+            ((100,), 'run["retrieved"]: invalid ID \'' + "a" * 76 + "..." + ID_RULE),
+        ]
+        self.assertRows(message, rows)
 
     def test_a_value_whose_repr_fails_is_still_reported(self):
-        with self.assertRaises(EvaluationError) as caught:
-            evaluate.evaluate(**inputs(run=BrokenRepr()))
-        self.assertEqual(str(caught.exception),
+        self.assertEqual(message_of(evaluate.evaluate, inputs(run=BrokenRepr())),
                          "run: expected a dict, got <BrokenRepr with a broken repr>")
 
     def test_odd_values_anywhere_raise_only_value_errors(self):
@@ -478,42 +679,33 @@ class InputRules(unittest.TestCase):
                   lambda v: inputs(run=run_with(claims=(v,))),
                   lambda v: inputs(run=run_with(claims=((v, ()),))),
                   lambda v: inputs(run=run_with(claims=(("switch", v),)))]
-        outcomes = collections.Counter()
-        for place, put in enumerate(places):
-            for value in odd:
-                with self.subTest(place=place, value=type(value).__name__):
-                    try:
-                        result = evaluate.evaluate(**put(value))
-                    except EvaluationError:
-                        outcomes["rejected"] += 1
-                    else:
-                        self.assertEqual(list(result), list(evaluate.METRICS))
-                        outcomes["scored"] += 1
+
+        def outcome(place, value):
+            try:
+                result = evaluate.evaluate(**places[place](value))
+            except EvaluationError:
+                return "rejected"
+            return "scored" if list(result) == list(evaluate.METRICS) else result
+        outcomes = collections.Counter(outcome(place, value)
+                                       for place in range(len(places)) for value in odd)
         # Eight are valid: the texts "a" and "A", an empty retrieval, no claims,
         # a claim "a" (twice), no citations, and a citation outside the corpus.
         self.assertEqual(outcomes, {"rejected": 252, "scored": 8})
 
 
-class NoInputIsModified(unittest.TestCase):
-    """Scoring and rejecting both leave every input as it was."""
-
-    def test_scoring_leaves_the_fixture_unchanged(self):
-        before = copy.deepcopy((CORPUS, CASES, RUNS))
-        for name, runs in RUNS.items():
-            for run in runs.values():
-                evaluate.evaluate(CORPUS, CASES[name], run, k=1)
-        self.assertEqual((CORPUS, CASES, RUNS), before)
+class NoInputIsModified(TestCase):
+    """Rejecting leaves every input as it was (scoring: see Fixture)."""
 
     def test_rejecting_leaves_the_inputs_unchanged(self):
-        for what, arguments, _ in REJECTED:
+        def unchanged(what, arguments):
             before = copy.deepcopy(arguments)
-            with self.subTest(what):
-                with self.assertRaises(EvaluationError):
-                    evaluate.evaluate(**arguments)
-                self.assertEqual(arguments, before)
+            message_of(evaluate.evaluate, arguments)
+            return arguments == before
+        rows = [((what, arguments), True) for what, arguments, _ in REJECTED]
+        self.assertRows(unchanged, rows)
 
 
-# --- An independent arithmetic sweep ----------------------------------------
+# --- An independent arithmetic sweep ----------------------------------------------
 
 SWEEP_CORPUS = {"a": "Note a.", "b": "Note b.", "c": "Note c.", "d": "A distractor."}
 
@@ -547,6 +739,18 @@ SWEEP_ANSWERS = [
 ]
 
 
+def oracle_supported(support, retrieved, claims, k):
+    """Return whether each claim is supported, with plain loops, apart from evaluate.py."""
+    flags = []
+    for claim_id, citations in claims:
+        good = len(citations) > 0
+        for cited in citations:
+            if cited not in support.get(claim_id, ()) or cited not in retrieved[:k]:
+                good = False
+        flags.append(good)
+    return flags
+
+
 def oracle(relevant, support, retrieved, claims, k):
     """Score one question with plain loops, written apart from evaluate.py."""
     hits, first_rank = 0, 0
@@ -555,14 +759,7 @@ def oracle(relevant, support, retrieved, claims, k):
             hits += 1
             if first_rank == 0:
                 first_rank = rank
-    supported = 0
-    for claim_id, citations in claims:
-        good = len(citations) > 0
-        for cited in citations:
-            if cited not in support.get(claim_id, ()) or cited not in retrieved[:k]:
-                good = False
-        if good:
-            supported += 1
+    supported = oracle_supported(support, retrieved, claims, k).count(True)
     result = {"precision": None, "recall": None, "rr": None, "support": None,
               "coverage": None, "abstention_correct": None}
     if len(relevant) > 0:
@@ -577,70 +774,101 @@ def oracle(relevant, support, retrieved, claims, k):
     return result
 
 
-class Sweep(unittest.TestCase):
-    """evaluate() agrees exactly with the oracle on every swept configuration."""
-
-    evaluate = staticmethod(evaluate.evaluate)
+class Sweep(TestCase):
+    """evaluate() and explain() agree exactly with the oracle on every swept configuration."""
 
     def test_every_configuration_matches_the_oracle(self):
-        evaluations = 0
-        for relevant, support in SWEEP_LABELS:
-            case = {"relevant": relevant, "support": support}
-            for retrieved in SWEEP_RETRIEVED:
-                for k in SWEEP_CUTOFFS:
-                    for what, claims in SWEEP_ANSWERS:
-                        run = {"retrieved": retrieved, "claims": claims}
-                        with self.subTest(relevant=relevant, retrieved=retrieved, k=k, answer=what):
-                            self.assertEqual(self.evaluate(SWEEP_CORPUS, case, run, k=k),
-                                             oracle(relevant, support, retrieved, claims, k))
-                        evaluations += 1
-        self.assertEqual(evaluations, 4 * 41 * 4 * 10)  # 656 retrieval configurations
+        def scored_and_explained(relevant, support, retrieved, k, claims):
+            case, run = {"relevant": relevant, "support": support}, {"retrieved": retrieved,
+                                                                     "claims": claims}
+            why = evaluate.explain(SWEEP_CORPUS, case, run, k=k)
+            return (evaluate.evaluate(SWEEP_CORPUS, case, run, k=k),
+                    [reason is None for claim, reason in why["claims"]], why["uncovered"])
+
+        def expected(relevant, support, retrieved, k, claims):
+            flags = oracle_supported(support, retrieved, claims, k)
+            covered = [claim for (claim, _), good in zip(claims, flags) if good]
+            return (oracle(relevant, support, retrieved, claims, k), flags,
+                    tuple(claim for claim in support if claim not in covered))
+        rows = [((relevant, support, retrieved, k, claims),
+                 expected(relevant, support, retrieved, k, claims))
+                for relevant, support in SWEEP_LABELS for retrieved in SWEEP_RETRIEVED
+                for k in SWEEP_CUTOFFS for what, claims in SWEEP_ANSWERS]
+        self.assertEqual(len(rows), 4 * 41 * 4 * 10)  # 656 retrieval configurations
+        self.assertRows(scored_and_explained, rows)
 
 
-# --- The suite catches the defects SPEC.md names ----------------------------
+# --- The suite catches defects put in on purpose ----------------------------------
 
-# (SPEC.md's defect, the text of evaluate.py it replaces, the replacement)
+# defect: (text of evaluate.py, what replaces it, the worked check that names the rule)
 DEFECTS = {
-    "precision over the documents returned":
-        ('"k": k,', '"k": max(1, len(retrieved)),'),
-    "any permitted citation supports the claim":
-        ("all(", "any("),
+    "precision over the documents returned, not k":
+        ('"k": k,', '"k": max(1, len(retrieved)),',
+         "test_short_list_keeps_the_cutoff_denominator"),
+    "any permitted citation supports the claim, not all":
+        ("""    for cited in citations:
+        if cited not in support[claim_id]:
+            return "not a labelled source\"""",
+         """    if not any(cited in support[claim_id] for cited in citations):
+        return "not a labelled source\"""",
+         "test_one_bad_citation_makes_a_claim_unsupported"),
     "a source outside the top k still supports":
-        (" and cited in visible", ""),
+        ("visible = set(retrieved[:k])", "visible = set(retrieved)",
+         "test_source_outside_the_cutoff_supports_nothing"),
+    "recall over k, not the relevant documents":
+        ('counts["hits"] / counts["relevant"]', 'counts["hits"] / counts["k"]',
+         "test_recall_divides_by_the_relevant_documents"),
+    "reciprocal rank off by one":
+        ("return 1 / first_hit", "return 1 / (first_hit + 1)",
+         "test_reciprocal_rank_is_one_over_the_first_relevant_rank"),
+    "coverage over the generated claims, not the expected ones":
+        ('counts["supported"] / counts["expected"]', 'counts["supported"] / max(1, counts["generated"])',
+         "test_coverage_divides_by_the_expected_claims"),
+    "abstention inverted":
+        ("None if answerable else not answered", "None if answerable else answered",
+         "test_abstaining_is_correct_only_on_an_unanswerable_question"),
 }
 
 
-class MutationChecks(unittest.TestCase):
-    """Each defect, applied to a copy of evaluate.py, fails the worked checks.
+def worked_checks_on_mutant(defect):
+    """Apply one defect to a copy of evaluate.py; return the worked checks' TestResult."""
+    original, replacement, _ = DEFECTS[defect]
+    with open(evaluate.__file__, encoding="utf-8") as file:
+        source = file.read()
+    if source.count(original) != 1:
+        raise AssertionError("the defect's target moved in evaluate.py: %r" % original)
+    mutant = types.ModuleType("evaluate_mutant")
+    exec(compile(source.replace(original, replacement), "evaluate_mutant.py", "exec"),
+         mutant.__dict__)
+    on_mutant = type("OnMutant", (WorkedChecks,), {"evaluate": staticmethod(mutant.evaluate)})
+    result = unittest.TestResult()
+    unittest.TestLoader().loadTestsFromTestCase(on_mutant).run(result)
+    return result
+
+
+class MutationChecks(TestCase):
+    """Each defect, applied to a copy of evaluate.py, fails the worked check of its rule.
 
     A mutation tool that rewrites evaluate.py must deselect these (-k mutation).
     """
 
-    def worked_checks_on_mutant(self, defect):
-        """Apply one defect to a copy of evaluate.py; return the worked checks' result."""
-        original, replacement = DEFECTS[defect]
-        with open(evaluate.__file__, encoding="utf-8") as file:
-            source = file.read()
-        self.assertEqual(source.count(original), 1, "the defect's target moved")
-        mutant = types.ModuleType("evaluate_mutant")
-        exec(compile(source.replace(original, replacement), "evaluate_mutant.py", "exec"),
-             mutant.__dict__)
-        on_mutant = type("OnMutant", (WorkedChecks,), {"evaluate": staticmethod(mutant.evaluate)})
+    def setUp(self):
         result = unittest.TestResult()
-        unittest.TestLoader().loadTestsFromTestCase(on_mutant).run(result)
-        return result
+        unittest.TestLoader().loadTestsFromTestCase(WorkedChecks).run(result)
+        if not result.wasSuccessful():  # a defect is in evaluate.py already: see the worked checks
+            self.skipTest("the worked checks fail on evaluate.py itself")
 
-    def test_mutation_defects_fail_an_assertion_not_with_an_error(self):
-        for defect in DEFECTS:
-            with self.subTest(defect):
-                result = self.worked_checks_on_mutant(defect)
-                self.assertGreater(len(result.failures), 0)
-                self.assertEqual(result.errors, [])
+    def test_mutation_defects_fail_first_the_worked_check_of_their_rule(self):
+        def first_failure_and_errors(defect):
+            result = worked_checks_on_mutant(defect)
+            return [test._testMethodName for test, _ in result.failures][:1], len(result.errors)
+        rows = [((defect,), ([check], 0)) for defect, (_, _, check) in DEFECTS.items()]
+        self.assertRows(first_failure_and_errors, rows)
 
     def test_mutation_leaves_the_real_module_untouched(self):
         before = dict(vars(evaluate))
         for defect in DEFECTS:
-            self.worked_checks_on_mutant(defect)
+            worked_checks_on_mutant(defect)
         self.assertEqual(dict(vars(evaluate)), before)
         self.assertIs(sys.modules["evaluate"], evaluate)
         result = unittest.TestResult()
@@ -648,17 +876,56 @@ class MutationChecks(unittest.TestCase):
         self.assertTrue(result.wasSuccessful())
 
 
-# --- Comparing systems ------------------------------------------------------
+# --- Many questions -----------------------------------------------------------------
 
-def fixture_tallies(system):
-    """Return one system's tally of each fixture question, by name."""
-    return {name: evaluate.tally(CORPUS, CASES[name], RUNS[name][system]) for name in CASES}
+def runs_with(name, **systems):
+    """Return a copy of RUNS in which case `name` has other runs."""
+    return dict(RUNS, **{name: systems})
 
 
-def fixture_scores(system):
-    """Return one system's scores of each fixture question, by name."""
-    return {name: evaluate.scores(counts) for name, counts in fixture_tallies(system).items()}
+class ManyQuestions(TestCase):
+    """tally_system() scores every case of one system, and says which one a fault is in."""
 
+    def test_tally_system_gives_each_case_its_tally_in_case_order(self):
+        tallies = evaluate.tally_system(CORPUS, CASES, RUNS, "B", k=1)
+        self.assertEqual(list(tallies), list(CASES))
+        for name in CASES:
+            self.assertEqual(tallies[name], evaluate.tally(CORPUS, CASES[name], RUNS[name]["B"], k=1))
+
+    def test_a_fault_names_its_case_and_system(self):
+        owner_a = RUNS["owner"]["A"]
+        rows = [
+            (("a bad run", dict(corpus=CORPUS, cases=CASES, system="B", runs=runs_with(
+                "owner", A=owner_a, B={"retrieved": (), "claims": (("aurora", "owners"),)}))),
+             "case 'owner', system 'B': run[\"claims\"][0][1]: expected a tuple, got 'owners'"),
+            (("no run of the system", dict(corpus=CORPUS, cases=CASES, system="B",
+                                           runs=runs_with("owner", A=owner_a))),
+             "case 'owner', system 'B': missing from runs['owner']"),
+            (("no runs of the case", dict(corpus=CORPUS, cases=CASES, system="A",
+                                          runs={name: RUNS[name] for name in ("launch", "region")})),
+             "case 'rollback', system 'A': missing from runs"),
+            (("runs of a case as a tuple", dict(corpus=CORPUS, cases=CASES, system="A",
+                                                runs=dict(RUNS, owner=(owner_a,)))),
+             "case 'owner', system 'A': runs['owner']: expected a dict, got "
+             "({'retrieved': ('archive', 'owners'), 'claims': (('aurora', ('archive',)),)},)"),
+            (("runs of an unknown case", dict(corpus=CORPUS, cases=CASES, system="A",
+                                              runs=dict(RUNS, ownr=RUNS["owner"]))),
+             "runs: no case named 'ownr'"),
+            (("cases as a list", dict(corpus=CORPUS, cases=["owner"], runs=RUNS, system="A")),
+             "cases: expected a dict, got ['owner']"),
+            (("runs as a list", dict(corpus=CORPUS, cases=CASES, runs=[], system="A")),
+             "runs: expected a dict, got []"),
+            (("a system that is not a str", dict(corpus=CORPUS, cases=CASES, runs=RUNS, system=["A"])),
+             "system: expected a str, got ['A']"),
+        ]
+        self.assertRows(lambda what, arguments: message_of(evaluate.tally_system, arguments), rows)
+
+    def test_runs_of_other_systems_are_ignored(self):
+        runs = runs_with("owner", C={"retrieved": "not even a tuple"}, **RUNS["owner"])
+        self.assertEqual(evaluate.tally_system(CORPUS, CASES, runs, "A"), fixture_tallies("A"))
+
+
+# --- Comparing systems --------------------------------------------------------------
 
 ANSWERABLE = ("launch", "rollback", "owner")
 
@@ -674,38 +941,43 @@ def with_scores(**changes):
     return dict(dict.fromkeys(evaluate.METRICS), **changes)
 
 
-class Comparison(unittest.TestCase):
+# The comparison of A and B on the four questions.
+EXPECTED_SLICES = {"answerable": ["launch", "rollback", "owner"], "unanswerable": ["region"]}
+EXPECTED_MEANS = {
+    # metric: (mean, averaged, total) for A, then for B, over the answerable slice
+    "precision": ((1.5 / 3, 3, 3), (2.0 / 3, 3, 3)),
+    "recall": ((2.5 / 3, 3, 3), (3.0 / 3, 3, 3)),
+    "rr": ((2.5 / 3, 3, 3), (3.0 / 3, 3, 3)),
+    "support": ((2.0 / 3, 3, 3), (2.5 / 3, 3, 3)),
+    "coverage": ((1.5 / 3, 3, 3), (3.0 / 3, 3, 3)),
+}
+EXPECTED_VERDICTS = {"launch": "regressed", "rollback": "improved", "owner": "improved",
+                     "region": "improved",
+                     "totals": {"improved": 3, "regressed": 1, "mixed": 0, "unchanged": 0}}
+
+
+class Comparison(TestCase):
     """Slices, declared aggregates and per-question changes from A to B."""
 
     def test_slices_part_answerable_from_unanswerable_questions(self):
-        self.assertEqual(evaluate.slices(fixture_tallies("A")), {
-            "answerable": ["launch", "rollback", "owner"], "unanswerable": ["region"]})
+        self.assertSnapshot(evaluate.slices(fixture_tallies("A")), EXPECTED_SLICES,
+                            "EXPECTED_SLICES")
 
     def test_macro_mean_skips_na_and_counts_what_it_averaged(self):
-        for values, expected in [
-                ([0.5, None, 1.0], (0.75, 2, 3)),
-                ([0.0, 0.25], (0.125, 2, 2)),
-                ([0.0], (0.0, 1, 1)),
-                ([None, None], (None, 0, 2)),   # all n/a: n/a, not 0.00
-                ([], (None, 0, 0)),             # an empty slice
-        ]:
-            with self.subTest(values=values):
-                self.assertEqual(evaluate.macro_mean(values), expected)
+        rows = [
+            (([0.5, None, 1.0],), (0.75, 2, 3)),
+            (([0.0, 0.25],), (0.125, 2, 2)),
+            (([0.0],), (0.0, 1, 1)),
+            (([None, None],), (None, 0, 2)),   # all n/a: n/a, not 0.00
+            (([],), (None, 0, 0)),             # an empty slice
+        ]
+        self.assertRows(evaluate.macro_mean, rows)
 
     def test_answerable_slice_macro_means_match_the_comparison(self):
-        expected = {
-            # metric: (A, B), each over 3 of 3 questions
-            "precision": (1.5 / 3, 2.0 / 3),
-            "recall": (2.5 / 3, 3.0 / 3),
-            "rr": (2.5 / 3, 3.0 / 3),
-            "support": (2.0 / 3, 2.5 / 3),
-            "coverage": (1.5 / 3, 3.0 / 3),
-        }
-        for metric, means in expected.items():
-            for system, mean in zip("AB", means):
-                with self.subTest(metric=metric, system=system):
-                    self.assertEqual(evaluate.macro_mean(values_of(system, metric, ANSWERABLE)),
-                                     (mean, 3, 3))
+        answerable = evaluate.slices(fixture_tallies("A"))["answerable"]
+        means = {metric: tuple(evaluate.macro_mean(values_of(system, metric, answerable))
+                               for system in "AB") for metric in EXPECTED_MEANS}
+        self.assertSnapshot(means, EXPECTED_MEANS, "EXPECTED_MEANS")
 
     def test_unanswerable_slice_averages_only_what_applies(self):
         self.assertEqual(evaluate.macro_mean(values_of("A", "support", ["region"])), (0.0, 1, 1))
@@ -714,10 +986,10 @@ class Comparison(unittest.TestCase):
                          (None, 0, 1))
 
     def test_pooled_support_adds_claim_counts(self):
-        for system, expected in [("A", (2, 3, 2 / 3)), ("B", (4, 5, 0.8))]:
-            with self.subTest(system=system):
-                tallies = [fixture_tallies(system)[name] for name in ANSWERABLE]
-                self.assertEqual(evaluate.pooled_support(tallies), expected)
+        def pooled(system):
+            return evaluate.pooled_support([fixture_tallies(system)[name] for name in ANSWERABLE])
+        rows = [(("A",), (2, 3, 2 / 3)), (("B",), (4, 5, 0.8))]
+        self.assertRows(pooled, rows)
 
     def test_pooled_and_macro_support_differ_for_b(self):
         tallies = [fixture_tallies("B")[name] for name in ANSWERABLE]
@@ -742,26 +1014,24 @@ class Comparison(unittest.TestCase):
         self.assertEqual(evaluate.correct_abstentions([]), (0, 0))
 
     def test_change_compares_values_and_leaves_na_unjudged(self):
-        for before, after, expected in [
-                (0.5, 1.0, "better"), (1.0, 0.5, "worse"), (0.5, 0.5, "equal"),
-                (0.0, 0.0, "equal"), (False, True, "better"), (True, False, "worse"),
-                (True, True, "equal"), (None, 0.5, None), (0.0, None, None), (None, None, None),
-        ]:
-            with self.subTest(before=before, after=after):
-                self.assertEqual(evaluate.change(before, after), expected)
+        rows = [
+            ((0.5, 1.0), "better"), ((1.0, 0.5), "worse"), ((0.5, 0.5), "equal"),
+            ((0.0, 0.0), "equal"), ((False, True), "better"), ((True, False), "worse"),
+            ((True, True), "equal"), ((None, 0.5), None), ((0.0, None), None), ((None, None), None),
+        ]
+        self.assertRows(evaluate.change, rows)
 
     def test_verdict_weighs_what_got_better_against_what_got_worse(self):
-        for before, after, expected in [
-                (with_scores(recall=0.5), with_scores(recall=1.0), "improved"),
-                (with_scores(recall=1.0), with_scores(recall=0.5), "regressed"),
-                (with_scores(recall=0.5, rr=1.0), with_scores(recall=1.0, rr=0.5), "mixed"),
-                (with_scores(recall=0.5), with_scores(recall=0.5), "unchanged"),
-                (with_scores(), with_scores(), "unchanged"),
-                (with_scores(abstention_correct=False), with_scores(abstention_correct=True),
-                 "improved"),
-        ]:
-            with self.subTest(before=before, after=after):
-                self.assertEqual(evaluate.verdict(before, after), expected)
+        rows = [
+            ((with_scores(recall=0.5), with_scores(recall=1.0)), "improved"),
+            ((with_scores(recall=1.0), with_scores(recall=0.5)), "regressed"),
+            ((with_scores(recall=0.5, rr=1.0), with_scores(recall=1.0, rr=0.5)), "mixed"),
+            ((with_scores(recall=0.5), with_scores(recall=0.5)), "unchanged"),
+            ((with_scores(), with_scores()), "unchanged"),
+            ((with_scores(abstention_correct=False), with_scores(abstention_correct=True)),
+             "improved"),
+        ]
+        self.assertRows(evaluate.verdict, rows)
 
     def test_a_change_to_na_alone_is_not_judged(self):
         before, after = with_scores(support=0.0), with_scores(support=None)
@@ -771,18 +1041,21 @@ class Comparison(unittest.TestCase):
     def test_fixture_verdicts_show_the_regression_behind_better_averages(self):
         before, after = fixture_scores("A"), fixture_scores("B")
         verdicts = {name: evaluate.verdict(before[name], after[name]) for name in CASES}
-        self.assertEqual(verdicts, {"launch": "regressed", "rollback": "improved",
-                                    "owner": "improved", "region": "improved"})
-        self.assertEqual(evaluate.verdict_totals(verdicts.values()),
-                         {"improved": 3, "regressed": 1, "mixed": 0, "unchanged": 0})
+        verdicts["totals"] = evaluate.verdict_totals(verdicts.values())
+        self.assertSnapshot(verdicts, EXPECTED_VERDICTS, "EXPECTED_VERDICTS")
 
     def test_verdict_totals_count_every_verdict_in_a_fixed_order(self):
         totals = evaluate.verdict_totals(iter(["mixed", "unchanged", "mixed"]))
         self.assertEqual(list(totals.items()), [
             ("improved", 0), ("regressed", 0), ("mixed", 2), ("unchanged", 1)])
 
+    def test_cell_shows_two_decimals_na_and_yes_or_no(self):
+        rows = [((0.5,), "0.50"), ((2 / 3,), "0.67"), ((0,), "0.00"),
+                ((None,), "n/a"), ((True,), "yes"), ((False,), "no")]
+        self.assertRows(evaluate.cell, rows)
 
-# --- The demo ---------------------------------------------------------------
+
+# --- The demo -----------------------------------------------------------------------
 
 EXPECTED_TABLE = """\
 case system | P@2 R@2 RR@2 support coverage abstention
@@ -815,8 +1088,8 @@ coverage macro mean | A n/a (0 of 1) | B n/a (0 of 1)
 support pooled | A 0/1 = 0.00 | B 0/0 = n/a
 abstention correct count | A 0/1 | B 1/1
 
-n/a rule: a macro mean skips questions without a value and says how many it averaged; \
-n/a never counts as 0.
+n/a rule: a macro mean skips questions without a value and says how many it averaged; n/a \
+never counts as 0.
 
 per-question change from A to B (a pair with n/a on either side is shown, not judged)
 launch: regressed (support 1.00 -> 0.50)
@@ -826,43 +1099,81 @@ region: improved (abstention no -> yes; not judged: support 0.00 -> n/a)
 totals: 3 improved, 1 regressed, 0 mixed, 0 unchanged
 """
 
+EXPECTED_EXPLAIN = EXPECTED_TABLE + """\
 
-def run_demo(*arguments):
-    """Run demo.py from a folder other than the project's; return the process."""
-    return subprocess.run([sys.executable, os.path.join(HERE, "demo.py")] + list(arguments),
-                          cwd=os.path.dirname(HERE), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE)
+each unsupported claim with the first rule it breaks, and each expected claim left uncovered
+launch B | claim bonus unsupported: no label
+rollback A | expected claim smoke not covered
+owner A | claim aurora unsupported: not a labelled source
+owner A | expected claim aurora not covered
+region A | claim region unsupported: no label
+"""
+
+USAGE = "usage: python demo.py [--summary | --explain]\n"
 
 
-class Demo(unittest.TestCase):
-    """python demo.py prints the per-question table, byte for byte."""
+def demo_output(*arguments, runs=RUNS):
+    """Run demo.main() here, on other runs if given; return (status, stdout, stderr)."""
+    saved, demo.RUNS = demo.RUNS, runs
+    try:
+        with redirect_stdout(io.StringIO()) as out, redirect_stderr(io.StringIO()) as err:
+            status = demo.main(list(arguments))
+    finally:
+        demo.RUNS = saved
+    return status, out.getvalue(), err.getvalue()
 
-    def test_demo_prints_the_exact_table(self):
-        process = run_demo()
+
+class Demo(TestCase):
+    """python demo.py prints the per-question table, byte for byte, and more on request."""
+
+    def test_demo_prints_the_exact_table_from_any_folder(self):
+        process = subprocess.run([sys.executable, os.path.join(HERE, "demo.py")],
+                                 cwd=os.path.dirname(HERE), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
         self.assertEqual(process.stderr, b"")
-        self.assertEqual(process.stdout, EXPECTED_TABLE.encode("ascii"))
+        self.assertSnapshot(process.stdout.decode("ascii"), EXPECTED_TABLE, "EXPECTED_TABLE")
+        self.assertEqual(process.stdout, EXPECTED_TABLE.encode("ascii"))  # line ends too
         self.assertEqual(process.returncode, 0)
 
-    def test_summary_prints_the_table_then_the_comparison(self):
-        process = run_demo("--summary")
-        self.assertEqual(process.stderr, b"")
-        self.assertEqual(process.stdout, EXPECTED_SUMMARY.encode("ascii"))
-        self.assertEqual(process.returncode, 0)
+    def test_demo_prints_a_row_for_every_case_and_system(self):
+        status, out, err = demo_output()
+        rows = [line.split(" | ")[0] for line in out.splitlines()[1:]]
+        self.assertEqual(rows, ["%s %s" % (name, system) for name in CASES for system in "AB"])
+
+    def test_summary_prints_the_table_then_the_comparison_and_the_decision(self):
+        status, out, err = demo_output("--summary")
+        self.assertEqual((status, err), (0, ""))
+        self.assertSnapshot(out, EXPECTED_SUMMARY, "EXPECTED_SUMMARY")
+
+    def test_explain_prints_the_table_then_each_unsupported_claim(self):
+        status, out, err = demo_output("--explain")
+        self.assertEqual((status, err), (0, ""))
+        self.assertSnapshot(out, EXPECTED_EXPLAIN, "EXPECTED_EXPLAIN")
 
     def test_unknown_option_prints_usage_and_exits_with_status_2(self):
-        for arguments in [("--sumary",), ("--summary", "extra"), ("summary",)]:
-            with self.subTest(arguments=arguments):
-                process = run_demo(*arguments)
-                self.assertEqual(process.stdout, b"")
-                self.assertEqual(process.stderr, b"usage: python demo.py [--summary]\n")
-                self.assertEqual(process.returncode, 2)
+        rows = [
+            (("--sumary",), (2, "", USAGE)),
+            (("--summary", "--explain"), (2, "", USAGE)),
+            (("--summary", "extra"), (2, "", USAGE)),
+            (("summary",), (2, "", USAGE)),
+        ]
+        self.assertRows(demo_output, rows)
 
     def test_help_prints_usage_and_succeeds(self):
-        for option in ("-h", "--help"):
-            with self.subTest(option=option):
-                process = run_demo(option)
-                self.assertEqual(process.stdout, b"usage: python demo.py [--summary]\n")
-                self.assertEqual(process.returncode, 0)
+        rows = [(("-h",), (0, USAGE, "")), (("--help",), (0, USAGE, ""))]
+        self.assertRows(demo_output, rows)
+
+    def test_a_fault_in_the_fixture_is_named_without_a_traceback(self):
+        owner_a = RUNS["owner"]["A"]
+        bad = {"retrieved": ("owners",), "claims": (("aurora", "owners"),)}
+        rows = [
+            ((runs_with("owner", A=owner_a, B=bad),),
+             (1, "", "fixtures.py: case 'owner', system 'B': "
+                     "run[\"claims\"][0][1]: expected a tuple, got 'owners'\n")),
+            ((runs_with("owner", A=owner_a),),
+             (1, "", "fixtures.py: case 'owner', system 'B': missing from runs['owner']\n")),
+        ]
+        self.assertRows(lambda runs: demo_output(runs=runs), rows)
 
 
 if __name__ == "__main__":

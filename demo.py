@@ -1,15 +1,15 @@
 """Print the scores of systems A and B on the fixture, question by question.
 
     python demo.py              the per-question table
-    python demo.py --summary    the table, then the comparison of A and B
+    python demo.py --summary    the table, then the comparison of A and B and the decision
     python demo.py --explain    the table, then why each unsupported claim is unsupported
 """
 import sys
 
-from evaluate import (METRICS, EvaluationError, cell, change, correct_abstentions, explain,
-                      macro_mean, pooled_support, scores, slices, tally_system, verdict,
-                      verdict_totals)
-from fixtures import CASES, CORPUS, RUNS
+from evaluate import (METRICS, EvaluationError, cell, change, check_policy, correct_abstentions,
+                      explain, macro_mean, paired_test, pooled_support, scores, slices,
+                      tally_system, verdict, verdict_totals)
+from fixtures import CASES, CORPUS, POLICY, RUNS
 
 K = 2
 SYSTEMS = ("A", "B")  # compared in this order: from A to B
@@ -90,8 +90,41 @@ def change_lines(before, after):
     return lines
 
 
+def paired_lines(names, scored):
+    """Return the exact paired test from A to B of each ratio over some questions."""
+    lines = ["", "paired sign-flip test from A to B on the answerable slice "
+                 "(each question is one pair)"]
+    for metric in RATIOS:
+        before, after = ({name: scored[system][name][metric] for name in names}
+                         for system in SYSTEMS)
+        test = paired_test(before, after)
+        lines.append("%s | mean %+.2f (%d of %d) | wins %d, ties %d, losses %d "
+                     "| p = %s, smallest possible %s"
+                     % (LABELS[metric], test["mean"], test["questions"],
+                        test["questions"] + test["left_out"], test["wins"], test["ties"],
+                        test["losses"], test["p"], test["min_p"]))
+    smallest = 2.0 ** (1 - len(names))  # when every question differs
+    lines.append("with %d questions the smallest possible two-sided p is %.2f, so %s"
+                 % (len(names), smallest, "no difference can reach p < 0.05"
+                    if smallest >= 0.05 else "p < 0.05 is within reach"))
+    return lines
+
+
+def policy_lines(title, candidate, baseline=None):
+    """Return each policy rule broken or held by a candidate, then its decision."""
+    judged = check_policy(POLICY, candidate, baseline)
+    lines = ["%s | %s %s %s (%s)" % (title, outcome, rule, subject, detail)
+             for outcome in ("broken", "held") for rule, subject, detail in judged[outcome]]
+    if baseline is None:
+        lines.append("%s | not checked: critical (no baseline to compare with)" % title)
+    decision = "accepted" if judged["accepted"] else "not accepted"
+    lines.append("decision for %s: %s (%d broken, %d held)"
+                 % (title, decision, len(judged["broken"]), len(judged["held"])))
+    return lines
+
+
 def summary_lines(tallies, scored):
-    """Return the comparison of A and B: each slice apart, then the changes."""
+    """Return the comparison of A and B, then the paired test and the decision."""
     parts = slices(tallies["A"])
     lines = slice_lines("answerable", parts["answerable"], tallies, scored)
     lines += slice_lines("unanswerable", parts["unanswerable"], tallies, scored)
@@ -100,7 +133,12 @@ def summary_lines(tallies, scored):
                               ["%d/%d" % pair for pair in abstentions]))
     lines += ["", "n/a rule: a macro mean skips questions without a value and says how many "
                   "it averaged; n/a never counts as 0."]
-    return lines + change_lines(scored["A"], scored["B"])
+    lines += change_lines(scored["A"], scored["B"])
+    lines += paired_lines(parts["answerable"], scored)
+    lines += ["", "acceptance policy, declared in fixtures.py before any run was seen",
+              "(python demo.py --explain shows why each unsupported claim is unsupported)"]
+    lines += policy_lines("A alone", tallies["A"])
+    return lines + policy_lines("B against A", tallies["B"], tallies["A"])
 
 
 def main(arguments=None):

@@ -21,8 +21,9 @@ ValueError whose message names the field and shows the value. Inputs are
 never modified. Nothing here reads text, extracts claims or calls a model.
 
 Then come the tools for many questions: tally_system() scores every case of
-one system, and the comparison helpers give macro means (n/a skipped and
-counted), pooled support and per-question changes.
+one system, the comparison helpers give macro means (n/a skipped and
+counted), pooled support and per-question changes, and check_policy() and
+paired_test() decide, by rules declared in advance, whether a change holds.
 """
 
 MAX_ID_LENGTH = 32
@@ -413,3 +414,271 @@ def verdict_totals(verdicts):
     verdicts = list(verdicts)
     return {name: verdicts.count(name) for name in VERDICTS}
 
+
+# --- Deciding ---------------------------------------------------------------
+# A policy is written with the labels, before any run is seen, and a system
+# is accepted by it, not by whichever average looks best afterwards.
+# paired_test() says how much a few questions can show at all.
+
+POLICY_RULES = ("critical", "min_coverage", "unsupported_budget", "must_abstain")
+SLICES = ("answerable", "unanswerable")
+
+
+def check_by_question(value, field):
+    """Check that value is a dict keyed by question name."""
+    if type(value) is not dict:
+        raise invalid(field, "expected a dict by question name, got %s", value)
+
+
+def check_tallies(tallies, field):
+    """Check that tallies maps question names to results of tally()."""
+    check_by_question(tallies, field)
+    for name, counts in tallies.items():
+        if type(counts) is not dict or tuple(counts) != TALLY_KEYS:
+            raise invalid("%s[%s]" % (field, shown(name)), "expected a tally, got %s", counts)
+
+
+def check_same_questions(first, first_field, second, second_field):
+    """Check that two dicts by question name have the same questions."""
+    if first.keys() != second.keys():
+        raise invalid(second_field, "expected the questions of " + first_field + " %s, got %s",
+                      tuple(first), tuple(second))
+
+
+def check_questions(names, field, tallies):
+    """Check that names is a tuple of distinct questions of tallies."""
+    if type(names) is not tuple:
+        raise invalid(field, "expected a tuple of question names, got %s", names)
+    for index, name in enumerate(names):
+        if type(name) is not str or name not in tallies:
+            raise invalid(field, "no question named %s", name)
+        if name in names[:index]:
+            raise invalid(field, "repeated question %s", name)
+
+
+def check_policy_rules(policy, candidate):
+    """Check that policy has exactly the four rules, each valid for these questions."""
+    if type(policy) is not dict:
+        raise invalid("policy", "expected a dict, got %s", policy)
+    for rule in POLICY_RULES:
+        required(policy, "policy", rule)
+    for rule in policy:
+        if rule not in POLICY_RULES:
+            raise invalid("policy", "unknown rule %s; the rules are %s", rule, POLICY_RULES)
+    check_questions(policy["critical"], 'policy["critical"]', candidate)
+    for name in policy["critical"]:
+        # Nothing can be covered on an unanswerable question: must_abstain is its rule.
+        if not candidate[name]["relevant"]:
+            raise invalid('policy["critical"]',
+                          '%s is unanswerable; list it in policy["must_abstain"]', name)
+    minimum = policy["min_coverage"]
+    if type(minimum) not in (int, float) or not 0 <= minimum <= 1:
+        raise invalid('policy["min_coverage"]', "expected a number from 0 to 1, got %s", minimum)
+    budget = policy["unsupported_budget"]
+    if type(budget) is not dict or set(budget) != set(SLICES):
+        raise invalid('policy["unsupported_budget"]',
+                      "expected a dict with the keys %s, got %s", SLICES, budget)
+    for part in SLICES:
+        if type(budget[part]) is not int or budget[part] < 0:
+            raise invalid('policy["unsupported_budget"][%r]' % part,
+                          "expected an int of at least 0, got %s", budget[part])
+    check_questions(policy["must_abstain"], 'policy["must_abstain"]', candidate)
+    for name in policy["must_abstain"]:
+        if candidate[name]["relevant"]:
+            raise invalid('policy["must_abstain"]',
+                          "%s is answerable; only an unanswerable question must be abstained on",
+                          name)
+
+
+def plural(count, noun):
+    """Return '1 claim', '2 claims', '0 claims'."""
+    return "%d %s%s" % (count, noun, "" if count == 1 else "s")
+
+
+def critical_findings(names, candidate, baseline):
+    """Return (held, finding) per critical question: nothing judged got worse."""
+    findings = []
+    for name in names:
+        before, after = scores(baseline[name]), scores(candidate[name])
+        worse = ["%s %s -> %s" % (metric, cell(before[metric]), cell(after[metric]))
+                 for metric in METRICS if change(before[metric], after[metric]) == "worse"]
+        detail = verdict(before, after)
+        if worse:  # a 'regressed' or a 'mixed' verdict: the rule is broken
+            detail += ": " + ", ".join(worse)
+        findings.append((not worse, ("critical", name, detail)))
+    return findings
+
+
+def coverage_findings(names, minimum, candidate):
+    """Return (held, finding) per critical question: its coverage reaches the minimum."""
+    findings = []
+    for name in names:
+        coverage = scores(candidate[name])["coverage"]
+        detail = "coverage %s, minimum %s" % (cell(coverage), cell(minimum))
+        findings.append((coverage >= minimum, ("min_coverage", name, detail)))
+    return findings
+
+
+def budget_findings(budget, candidate):
+    """Return (held, finding) per slice: its unsupported claims stay within budget."""
+    findings = []
+    parts = slices(candidate)
+    for part in SLICES:
+        unsupported = sum(candidate[name]["generated"] - candidate[name]["supported"]
+                          for name in parts[part])
+        detail = "%s, budget %d" % (plural(unsupported, "unsupported claim"), budget[part])
+        findings.append((unsupported <= budget[part], ("unsupported_budget", part, detail)))
+    return findings
+
+
+def abstention_findings(names, candidate):
+    """Return (held, finding) per question that must be abstained on: no claims."""
+    findings = []
+    for name in names:
+        claims = candidate[name]["generated"]
+        detail = "answered with " + plural(claims, "claim") if claims else "abstained"
+        findings.append((claims == 0, ("must_abstain", name, detail)))
+    return findings
+
+
+def check_policy(policy, candidate, baseline=None):
+    """Judge a candidate system by a policy declared before any run was seen.
+
+    candidate and baseline map question names to tally() results. The policy
+    is a dict with exactly these rules:
+
+        critical            questions that must not get worse than the baseline:
+                            any judged metric worse ('regressed' or 'mixed')
+                            breaks it; without a baseline it is not checked
+        min_coverage        the coverage every critical question must reach
+        unsupported_budget  per slice, the most unsupported claims
+                            (generated - supported) over its questions
+        must_abstain        unanswerable questions that must get no claims
+
+    Returns {"accepted", "broken", "held"}: each finding is (rule, question
+    or slice, detail), and accepted is True exactly when nothing is broken.
+    """
+    check_tallies(candidate, "candidate")
+    if baseline is not None:
+        check_tallies(baseline, "baseline")
+        check_same_questions(candidate, "candidate", baseline, "baseline")
+    check_policy_rules(policy, candidate)
+    findings = []
+    if baseline is not None:  # with no baseline, critical is neither held nor broken
+        findings += critical_findings(policy["critical"], candidate, baseline)
+    findings += coverage_findings(policy["critical"], policy["min_coverage"], candidate)
+    findings += budget_findings(policy["unsupported_budget"], candidate)
+    findings += abstention_findings(policy["must_abstain"], candidate)
+    broken = [finding for held, finding in findings if not held]
+    return {"accepted": not broken, "broken": broken,
+            "held": [finding for held, finding in findings if held]}
+
+
+INFINITY = float("inf")
+MAX_DENOMINATOR = 10 ** 6          # 0.3 is read as 3/10, a third as 1/3
+MAX_COUNTING_STEPS = 20 * 10 ** 6  # about a second of exact counting
+
+
+def exact(number):
+    """Return the fraction a number stands for: 0.5 is 1/2, 0.3 is 3/10, 1 / 3 is 1/3."""
+    # Imported here, not at the top: loading fractions takes longer than
+    # printing the table, and only the paired test needs it.
+    from fractions import Fraction
+    fraction = Fraction(number).limit_denominator(MAX_DENOMINATOR)
+    # A float that is no fraction with a small denominator is taken as it is.
+    return fraction if float(fraction) == number else Fraction(number)
+
+
+def question_value(value, field):
+    """Return one question's value as a fraction, or None when it is n/a.
+
+    A tuple holds repeated runs of the same question: its value is their
+    mean, n/a runs skipped, and n/a when every run is n/a.
+    """
+    runs = value if type(value) is tuple else (value,)
+    if not runs:
+        raise invalid(field, "expected at least one run, got %s", value)
+    present = []
+    for run in runs:
+        if run is None:
+            continue  # an n/a run is skipped, never averaged in as 0
+        # An int or a float, and finite: NaN fails every comparison.
+        if type(run) not in (int, float) or not -INFINITY < run < INFINITY:
+            raise invalid(field, "expected a number, None or a tuple of them, got %s", value)
+        present.append(exact(run))
+    return sum(present) / len(present) if present else None
+
+
+def extreme_count(differences):
+    """Return how many of the 2**m sign assignments of m non-zero differences
+    give a sum at least as far from 0 as the observed sum."""
+    from math import gcd  # loaded by fractions already
+    # Count in whole units: scale by the least common multiple of the denominators.
+    scale = 1
+    for difference in differences:
+        scale = scale * difference.denominator // gcd(scale, difference.denominator)
+    units = [int(difference * scale) for difference in differences]
+    sizes = [abs(unit) for unit in units]
+    observed, total = abs(sum(units)), sum(sizes)
+    if observed == 0:
+        return 2 ** len(sizes)  # every sum is at least 0 away from 0
+    # Signs split the sizes into a plus part and a minus part, and the sum is
+    # plus - (total - plus). It is at least `observed` from 0 when plus is at
+    # most (total - observed) / 2, or, swapping the parts, at least
+    # (total + observed) / 2: as many assignments again.
+    limit = (total - observed) // 2
+    steps = len(sizes) * (limit + 1)
+    if steps > MAX_COUNTING_STEPS:
+        raise EvaluationError(
+            "paired_test: exact counting would take %d steps, more than %d; compare fewer "
+            "questions, or values with smaller denominators" % (steps, MAX_COUNTING_STEPS))
+    ways = [1] + [0] * limit  # ways[s]: sets of the sizes so far that add up to s
+    for size in sizes:
+        # A set leaves this size out (ways[s]) or takes it (ways[s - size]).
+        ways[size:] = [left_out + taken for left_out, taken in zip(ways[size:], ways)]
+    return 2 * sum(ways)
+
+
+def paired_test(before, after):
+    """Compare two systems question by question with an exact sign-flip test.
+
+    before and after map the same question names to a value, None (n/a), or
+    a tuple of values from repeated runs of that question. Repeated runs are
+    averaged within their question first: the question is the unit, so four
+    questions run three times are four pairs. A question with n/a on either
+    side is left out and counted. Values are compared as exact fractions.
+
+        questions, left_out    questions compared, and left out for n/a
+        mean                   mean of after - before; None with no question
+        wins, ties, losses     questions where after is above, equal, below
+        p                      exact two-sided p: the share of the 2**m sign
+                               assignments of the m non-zero differences whose
+                               sum is at least as far from 0 as the observed one
+        min_p                  the smallest p that m differences can give, 2**(1 - m)
+
+    p and min_p are Fractions, and 1 when no difference is non-zero.
+    """
+    from fractions import Fraction  # see exact() for why it is imported here
+    check_by_question(before, "before")
+    check_by_question(after, "after")
+    check_same_questions(before, "before", after, "after")
+    differences, left_out = [], 0
+    for name in before:
+        old = question_value(before[name], "before[%s]" % shown(name))
+        new = question_value(after[name], "after[%s]" % shown(name))
+        if old is None or new is None:
+            left_out += 1  # n/a on either side: no pair, and never a 0
+        else:
+            differences.append(new - old)
+    nonzero = [difference for difference in differences if difference != 0]
+    m = len(nonzero)
+    return {
+        "questions": len(differences),
+        "left_out": left_out,
+        "mean": float(sum(differences) / len(differences)) if differences else None,
+        "wins": len([difference for difference in nonzero if difference > 0]),
+        "ties": len(differences) - m,
+        "losses": len([difference for difference in nonzero if difference < 0]),
+        "p": Fraction(extreme_count(nonzero), 2 ** m),
+        "min_p": Fraction(2, 2 ** m) if m else Fraction(1),
+    }

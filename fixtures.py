@@ -1,4 +1,5 @@
-"""The frozen test set: five fictional notes, four questions, two recorded systems.
+"""The frozen test set: five fictional notes, four questions, an acceptance
+policy, and the recorded runs of two systems.
 
 Systems "A" and "B" are hand-written outputs chosen to make each scoring rule
 visible; they are not measurements of any real model. Claims are given as
@@ -42,6 +43,15 @@ CASES = {
         "relevant": (),
         "support":  {},
     },
+}
+
+# What a system must do to be accepted, written with the labels and before any
+# run was seen, so that no result can bend it.
+POLICY = {
+    "critical":           ("launch", "owner"),  # must not get worse than the baseline
+    "min_coverage":       1.0,                  # coverage each critical question must reach
+    "unsupported_budget": {"answerable": 0, "unanswerable": 0},  # per slice, at most
+    "must_abstain":       ("region",),          # must get an empty answer
 }
 
 # Case name -> system -> what it retrieved (in rank order) and the claims of its

@@ -13,17 +13,20 @@ import collections
 import copy
 import doctest
 import io
+import itertools
 import os
+import random
 import subprocess
 import sys
 import types
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
+from fractions import Fraction
 
 import demo
 import evaluate
 from evaluate import EvaluationError
-from fixtures import CASES, CORPUS, RUNS
+from fixtures import CASES, CORPUS, POLICY, RUNS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 README = os.path.join(HERE, "README.md")
@@ -328,12 +331,12 @@ class Fixture(TestCase):
         self.assertSnapshot(explained, EXPECTED_EXPLANATIONS, "EXPECTED_EXPLANATIONS")
 
     def test_scoring_leaves_the_fixture_unchanged(self):
-        before = copy.deepcopy((CORPUS, CASES, RUNS))
+        before = copy.deepcopy((CORPUS, CASES, RUNS, POLICY))
         for system in ("A", "B"):
-            fixture_tallies(system)
+            evaluate.check_policy(POLICY, fixture_tallies(system), fixture_tallies("A"))
             for name in CASES:
                 evaluate.explain(CORPUS, CASES[name], RUNS[name][system], k=1)
-        self.assertEqual((CORPUS, CASES, RUNS), before)
+        self.assertEqual((CORPUS, CASES, RUNS, POLICY), before)
 
 
 class Metrics(TestCase):
@@ -1055,6 +1058,376 @@ class Comparison(TestCase):
         self.assertRows(evaluate.cell, rows)
 
 
+# --- Deciding: the acceptance policy --------------------------------------------------
+
+def counts(relevant=1, hits=1, first_hit=1, generated=1, supported=1, expected=1):
+    """Return a tally at k=2 with these counts; by default a perfect answerable question."""
+    return {"relevant": relevant, "k": 2, "hits": hits, "first_hit": first_hit,
+            "generated": generated, "supported": supported, "expected": expected}
+
+
+ABSTAINED = counts(relevant=0, hits=0, first_hit=None, generated=0, supported=0, expected=0)
+ANSWERED = dict(ABSTAINED, generated=1)  # one claim on an unanswerable question
+QUESTIONS = {"q": counts(), "r": ABSTAINED}  # q is answerable, r is not
+
+# A policy that accepts anything; each test below switches on one of its rules.
+LENIENT = {"critical": (), "min_coverage": 0, "must_abstain": (),
+           "unsupported_budget": {"answerable": 100, "unanswerable": 100}}
+
+
+def lenient(**rules):
+    """Return the lenient policy with some rules replaced."""
+    return dict(LENIENT, **rules)
+
+
+EXPECTED_POLICY_A = {
+    "accepted": False,
+    "broken": [("min_coverage", "owner", "coverage 0.00, minimum 1.00"),
+               ("unsupported_budget", "answerable", "1 unsupported claim, budget 0"),
+               ("unsupported_budget", "unanswerable", "1 unsupported claim, budget 0"),
+               ("must_abstain", "region", "answered with 1 claim")],
+    "held": [("min_coverage", "launch", "coverage 1.00, minimum 1.00")],
+}
+
+EXPECTED_POLICY_B_AGAINST_A = {
+    "accepted": False,
+    "broken": [("critical", "launch", "regressed: support 1.00 -> 0.50"),
+               ("unsupported_budget", "answerable", "1 unsupported claim, budget 0")],
+    "held": [("critical", "owner", "improved"),
+             ("min_coverage", "launch", "coverage 1.00, minimum 1.00"),
+             ("min_coverage", "owner", "coverage 1.00, minimum 1.00"),
+             ("unsupported_budget", "unanswerable", "0 unsupported claims, budget 0"),
+             ("must_abstain", "region", "abstained")],
+}
+
+
+class Policy(TestCase):
+    """check_policy() applies each declared rule, and validates the policy strictly."""
+
+    def test_the_fixture_policy_has_exactly_the_four_rules(self):
+        self.assertEqual(list(POLICY), ["critical", "min_coverage", "unsupported_budget",
+                                        "must_abstain"])
+
+    def test_a_alone_breaks_four_rules(self):
+        judged = evaluate.check_policy(POLICY, fixture_tallies("A"))
+        self.assertSnapshot(judged, EXPECTED_POLICY_A, "EXPECTED_POLICY_A")
+
+    def test_b_against_a_breaks_two_rules_both_about_the_unlabelled_bonus_claim(self):
+        judged = evaluate.check_policy(POLICY, fixture_tallies("B"), fixture_tallies("A"))
+        self.assertSnapshot(judged, EXPECTED_POLICY_B_AGAINST_A, "EXPECTED_POLICY_B_AGAINST_A")
+
+    def test_each_rule_is_held_or_broken_by_its_numbers(self):
+        def outcomes(rule, policy, candidate, baseline=None):
+            judged = evaluate.check_policy(policy, candidate, baseline)
+            return [(outcome, subject, detail) for outcome in ("broken", "held")
+                    for name, subject, detail in judged[outcome] if name == rule]
+        critical, budget = lenient(critical=("q",)), lenient(unsupported_budget={
+            "answerable": 1, "unanswerable": 0})
+        rows = [
+            # critical: nothing judged may get worse than the baseline.
+            (("critical", critical, {"q": counts(generated=2)}, {"q": counts()}),
+             [("broken", "q", "regressed: support 1.00 -> 0.50")]),
+            (("critical", critical, {"q": counts(generated=2)}, {"q": counts(first_hit=2)}),
+             [("broken", "q", "mixed: support 1.00 -> 0.50")]),  # rr got better meanwhile
+            (("critical", critical, {"q": counts()}, {"q": counts(supported=0)}),
+             [("held", "q", "improved")]),
+            (("critical", critical, {"q": counts()}, {"q": counts()}), [("held", "q", "unchanged")]),
+            (("critical", critical, {"q": counts(generated=2)}), []),  # no baseline: not checked
+            # min_coverage: each critical question reaches it.
+            (("min_coverage", lenient(critical=("q",), min_coverage=1.0), {"q": counts(supported=0)}),
+             [("broken", "q", "coverage 0.00, minimum 1.00")]),
+            (("min_coverage", lenient(critical=("q",), min_coverage=0), {"q": counts(supported=0)}),
+             [("held", "q", "coverage 0.00, minimum 0.00")]),
+            (("min_coverage", lenient(critical=("q",), min_coverage=0.5), {"q": counts(expected=2)}),
+             [("held", "q", "coverage 0.50, minimum 0.50")]),
+            (("min_coverage", lenient(critical=("q",), min_coverage=0.51), {"q": counts(expected=2)}),
+             [("broken", "q", "coverage 0.50, minimum 0.51")]),
+            # unsupported_budget: unsupported claims summed over each slice.
+            (("unsupported_budget", budget, {"q": counts(generated=2), "p": counts(generated=3),
+                                             "r": ABSTAINED}),
+             [("broken", "answerable", "3 unsupported claims, budget 1"),
+              ("held", "unanswerable", "0 unsupported claims, budget 0")]),
+            (("unsupported_budget", budget, {"q": counts(generated=2), "r": ANSWERED}),
+             [("broken", "unanswerable", "1 unsupported claim, budget 0"),
+              ("held", "answerable", "1 unsupported claim, budget 1")]),
+            # must_abstain: no claims at all.
+            (("must_abstain", lenient(must_abstain=("r",)), {"r": ANSWERED}),
+             [("broken", "r", "answered with 1 claim")]),
+            (("must_abstain", lenient(must_abstain=("r",)), {"r": ABSTAINED}),
+             [("held", "r", "abstained")]),
+        ]
+        self.assertRows(outcomes, rows)
+
+    def test_accepted_means_nothing_is_broken(self):
+        judged = evaluate.check_policy(LENIENT, {"q": counts(generated=2), "r": ANSWERED})
+        held = [("unsupported_budget", "answerable", "1 unsupported claim, budget 100"),
+                ("unsupported_budget", "unanswerable", "1 unsupported claim, budget 100")]
+        self.assertEqual(judged, {"accepted": True, "broken": [], "held": held})
+        strict = lenient(must_abstain=("r",))
+        self.assertFalse(evaluate.check_policy(strict, {"r": ANSWERED})["accepted"])
+
+    def test_each_fault_in_a_policy_raises_an_exact_message(self):
+        def message(what, policy, baseline=None, candidate=QUESTIONS):
+            return message_of(evaluate.check_policy,
+                              dict(policy=policy, candidate=candidate, baseline=baseline))
+        rows = [
+            (("policy as a list", [LENIENT]), "policy: expected a dict, got [{'critical': (), "
+             "'min_coverage': 0, 'must_abstain': (), 'unsupported_budget'..."),
+            (("policy as a dict subclass", Dict(LENIENT)), "policy: expected a dict, got "
+             "{'critical': (), 'min_coverage': 0, 'must_abstain': (), 'unsupported_budget':..."),
+            (("no critical rule", {"min_coverage": 1.0}),
+             'policy["critical"]: missing from {\'min_coverage\': 1.0}'),
+            (("a rule the policy does not know", lenient(notes="x")),
+             "policy: unknown rule 'notes'; the rules are "
+             "('critical', 'min_coverage', 'unsupported_budget', 'must_abstain')"),
+            (("critical as a list", lenient(critical=["q"])),
+             'policy["critical"]: expected a tuple of question names, got [\'q\']'),
+            (("critical misspelt", lenient(critical=("p",))),
+             'policy["critical"]: no question named \'p\''),
+            (("critical as a str subclass", lenient(critical=(Str("q"),))),
+             'policy["critical"]: no question named \'q\''),
+            (("critical unhashable", lenient(critical=(["q"],))),
+             'policy["critical"]: no question named [\'q\']'),
+            (("critical repeated", lenient(critical=("q", "q"))),
+             'policy["critical"]: repeated question \'q\''),
+            (("critical unanswerable", lenient(critical=("r",))),
+             'policy["critical"]: \'r\' is unanswerable; list it in policy["must_abstain"]'),
+            (("min_coverage above 1", lenient(min_coverage=1.01)),
+             'policy["min_coverage"]: expected a number from 0 to 1, got 1.01'),
+            (("min_coverage below 0", lenient(min_coverage=-0.5)),
+             'policy["min_coverage"]: expected a number from 0 to 1, got -0.5'),
+            (("min_coverage True", lenient(min_coverage=True)),
+             'policy["min_coverage"]: expected a number from 0 to 1, got True'),
+            (("min_coverage as text", lenient(min_coverage="1")),
+             'policy["min_coverage"]: expected a number from 0 to 1, got \'1\''),
+            (("min_coverage NaN", lenient(min_coverage=float("nan"))),
+             'policy["min_coverage"]: expected a number from 0 to 1, got nan'),
+            (("budget as a list", lenient(unsupported_budget=[0, 0])),
+             'policy["unsupported_budget"]: expected a dict with the keys '
+             "('answerable', 'unanswerable'), got [0, 0]"),
+            (("budget without a slice", lenient(unsupported_budget={"answerable": 0})),
+             'policy["unsupported_budget"]: expected a dict with the keys '
+             "('answerable', 'unanswerable'), got {'answerable': 0}"),
+            (("budget with another slice", lenient(unsupported_budget=dict(
+                LENIENT["unsupported_budget"], other=0))),
+             'policy["unsupported_budget"]: expected a dict with the keys '
+             "('answerable', 'unanswerable'), got {'answerable': 100, 'unanswerable': 100, "
+             "'other': 0}"),
+            (("budget True", lenient(unsupported_budget={"answerable": True, "unanswerable": 0})),
+             'policy["unsupported_budget"][\'answerable\']: expected an int of at least 0, got True'),
+            (("budget below 0", lenient(unsupported_budget={"answerable": 0, "unanswerable": -1})),
+             'policy["unsupported_budget"][\'unanswerable\']: expected an int of at least 0, got -1'),
+            (("budget as a float", lenient(unsupported_budget={"answerable": 1.0,
+                                                                "unanswerable": 0})),
+             'policy["unsupported_budget"][\'answerable\']: expected an int of at least 0, got 1.0'),
+            (("must_abstain as a str", lenient(must_abstain="r")),
+             'policy["must_abstain"]: expected a tuple of question names, got \'r\''),
+            (("must_abstain misspelt", lenient(must_abstain=("s",))),
+             'policy["must_abstain"]: no question named \'s\''),
+            (("must_abstain answerable", lenient(must_abstain=("q",))),
+             'policy["must_abstain"]: \'q\' is answerable; '
+             "only an unanswerable question must be abstained on"),
+            (("candidate as a list", LENIENT, None, ["q", "r"]),
+             "candidate: expected a dict by question name, got ['q', 'r']"),
+            (("baseline as a list", LENIENT, ["q", "r"]),
+             "baseline: expected a dict by question name, got ['q', 'r']"),
+            (("baseline of other questions", LENIENT, {"q": counts()}),
+             "baseline: expected the questions of candidate ('q', 'r'), got ('q',)"),
+            (("scores, not tallies", LENIENT, None, {"q": evaluate.scores(counts())}),
+             "candidate['q']: expected a tally, got {'precision': 0.5, 'recall': 1.0, "
+             "'rr': 1.0, 'support': 1.0, 'coverage': 1.0,..."),
+            (("a tally as a dict subclass", LENIENT, {"q": Dict(counts()), "r": ABSTAINED}),
+             "baseline['q']: expected a tally, got {'relevant': 1, 'k': 2, 'hits': 1, "
+             "'first_hit': 1, 'generated': 1, 'supported..."),
+        ]
+        self.assertRows(message, rows)
+
+    def test_nearest_valid_policies_are_accepted(self):
+        def message(what, policy, baseline=None, candidate=QUESTIONS):
+            return message_of(evaluate.check_policy,
+                              dict(policy=policy, candidate=candidate, baseline=baseline))
+        rows = [
+            (("the fixture's policy", POLICY, None, fixture_tallies("A")), None),
+            (("critical and must_abstain", lenient(critical=("q",), must_abstain=("r",))), None),
+            (("no critical question", lenient(critical=())), None),
+            (("min_coverage 1 as an int", lenient(min_coverage=1)), None),
+            (("min_coverage 0.0", lenient(min_coverage=0.0)), None),
+            (("budgets of 0", lenient(unsupported_budget={"answerable": 0, "unanswerable": 0})),
+             None),
+            (("a baseline in another order", LENIENT, {"r": ABSTAINED, "q": counts()}), None),
+        ]
+        self.assertRows(message, rows)
+
+
+# --- Deciding: the exact paired test ----------------------------------------------------
+
+def brute_force_paired(before, after):
+    """paired_test() by trying every sign assignment, in fractions, apart from evaluate.py.
+
+    Values are Fractions, None, or tuples of them (repeated runs).
+    """
+    differences, left_out = [], 0
+    for name in before:
+        means = []
+        for value in (before[name], after[name]):
+            runs = [run for run in (value if type(value) is tuple else (value,)) if run is not None]
+            means.append(sum(runs) / len(runs) if runs else None)
+        if means[0] is None or means[1] is None:
+            left_out += 1
+        else:
+            differences.append(means[1] - means[0])
+    nonzero = [difference for difference in differences if difference != 0]
+    observed = abs(sum(nonzero))
+    extreme = 0
+    for signs in itertools.product((1, -1), repeat=len(nonzero)):
+        if abs(sum(sign * difference for sign, difference in zip(signs, nonzero))) >= observed:
+            extreme += 1
+    return {"questions": len(differences), "left_out": left_out,
+            "mean": float(sum(differences) / len(differences)) if differences else None,
+            "wins": len([d for d in differences if d > 0]), "ties": len(differences) - len(nonzero),
+            "losses": len([d for d in differences if d < 0]),
+            "p": Fraction(extreme, 2 ** len(nonzero)),
+            "min_p": Fraction(1, 2 ** (len(nonzero) - 1)) if nonzero else Fraction(1)}
+
+
+def random_paired_values(rng, questions):
+    """Return (before, after) as floats for paired_test(), and the same as exact Fractions."""
+    def one_run():
+        if rng.random() < 0.1:
+            return None, None
+        value = Fraction(rng.randint(0, 6), rng.choice((1, 2, 3, 4, 6)))  # many equal sums
+        return float(value), value
+
+    def one_question():
+        if rng.random() < 0.3:  # repeated runs of the question
+            runs = [one_run() for _ in range(rng.randint(1, 3))]
+            return tuple(f for f, _ in runs), tuple(exact for _, exact in runs)
+        return one_run()
+    sides = [[one_question() for _ in range(questions)] for _ in "ab"]
+    names = ["q%d" % index for index in range(questions)]
+    floats = [dict(zip(names, (f for f, _ in side))) for side in sides]
+    exact = [dict(zip(names, (e for _, e in side))) for side in sides]
+    return floats, exact
+
+
+# (metric): paired_test() of B against A on the answerable questions
+EXPECTED_PAIRED = {
+    "precision": {"questions": 3, "left_out": 0, "mean": 1 / 6, "wins": 1, "ties": 2,
+                  "losses": 0, "p": 1, "min_p": 1},
+    "recall": {"questions": 3, "left_out": 0, "mean": 1 / 6, "wins": 1, "ties": 2,
+               "losses": 0, "p": 1, "min_p": 1},
+    "rr": {"questions": 3, "left_out": 0, "mean": 1 / 6, "wins": 1, "ties": 2,
+           "losses": 0, "p": 1, "min_p": 1},
+    "support": {"questions": 3, "left_out": 0, "mean": 1 / 6, "wins": 1, "ties": 1,
+                "losses": 1, "p": 1, "min_p": Fraction(1, 2)},
+    "coverage": {"questions": 3, "left_out": 0, "mean": 0.5, "wins": 2, "ties": 1,
+                 "losses": 0, "p": Fraction(1, 2), "min_p": Fraction(1, 2)},
+}
+
+
+class PairedTest(TestCase):
+    """paired_test() is an exact sign-flip test with the question as its unit."""
+
+    def test_fixture_differences_from_a_to_b(self):
+        a, b = fixture_scores("A"), fixture_scores("B")
+        tested = {metric: evaluate.paired_test({name: a[name][metric] for name in ANSWERABLE},
+                                               {name: b[name][metric] for name in ANSWERABLE})
+                  for metric in EXPECTED_PAIRED}
+        self.assertSnapshot(tested, EXPECTED_PAIRED, "EXPECTED_PAIRED")
+
+    def test_agrees_with_every_sign_assignment_tried_by_brute_force(self):
+        rng = random.Random(20261202)
+        rows = []
+        for trial in range(150):
+            floats, exact = random_paired_values(rng, questions=rng.randint(0, 6))
+            rows.append((tuple(floats), brute_force_paired(*exact)))
+        self.assertRows(evaluate.paired_test, rows)
+
+    def test_p_and_min_p_are_exact_fractions(self):
+        tested = evaluate.paired_test({"x": 0.0, "y": 0.0}, {"x": 0.5, "y": 1.0})
+        self.assertEqual((type(tested["p"]), type(tested["min_p"])), (Fraction, Fraction))
+        self.assertEqual((tested["p"], tested["min_p"]), (Fraction(1, 2), Fraction(1, 2)))
+
+    def test_repeated_runs_are_averaged_within_their_question(self):
+        before = {name: (0.0, 0.5, 0.25) for name in ("a", "b", "c", "d")}
+        after = {name: (1.0, 0.5, 0.75) for name in ("a", "b", "c", "d")}
+        tested = evaluate.paired_test(before, after)
+        # Four questions run three times are four pairs, never twelve.
+        self.assertEqual((tested["questions"], tested["wins"]), (4, 4))
+        self.assertEqual((tested["p"], tested["min_p"]), (Fraction(1, 8), Fraction(1, 8)))
+        self.assertEqual(tested["mean"], 0.5)
+
+    def test_na_leaves_a_question_out_and_counts_it(self):
+        tested = evaluate.paired_test({"a": None, "b": (None, None), "c": 0.5, "d": (0.0, None)},
+                                      {"a": 1.0, "b": 1.0, "c": None, "d": (None, 1.0)})
+        self.assertEqual(tested, {"questions": 1, "left_out": 3, "mean": 1.0, "wins": 1,
+                                  "ties": 0, "losses": 0, "p": 1, "min_p": 1})
+        self.assertEqual(evaluate.paired_test({"a": None}, {"a": None}), {
+            "questions": 0, "left_out": 1, "mean": None, "wins": 0, "ties": 0, "losses": 0,
+            "p": 1, "min_p": 1})
+        self.assertEqual(evaluate.paired_test({}, {})["p"], 1)
+
+    def test_differences_are_compared_as_exact_fractions(self):
+        # 0.3 - 0.1 is 0.19999999999999998 in floats but 1/5 exactly, like 0.2 - 0.0:
+        # flipping the first two cancels them, and that sum ties with the observed one.
+        tested = evaluate.paired_test({"a": 0.1, "b": 0.2, "c": 0.0}, {"a": 0.3, "b": 0.0, "c": 0.5})
+        self.assertEqual(tested["p"], Fraction(3, 4))
+        # Repeated runs average exactly: (0.1 + 0.2) / 2 equals 0.15, a tie.
+        self.assertEqual(evaluate.paired_test({"a": (0.1, 0.2)}, {"a": 0.15})["ties"], 1)
+
+    def test_counting_that_would_take_too_long_stops_with_an_error(self):
+        # Floats that are no simple fraction, half of them wins and half losses.
+        after = {"q%d" % index: (-1) ** index * 0.123456789 * index for index in range(40)}
+        with self.assertRaises(EvaluationError) as caught:
+            evaluate.paired_test(dict.fromkeys(after, 0.0), after)
+        self.assertRegex(str(caught.exception), r"^paired_test: exact counting would take \d+ "
+                         r"steps, more than 20000000; compare fewer questions, or values with "
+                         r"smaller denominators$")
+
+    def test_each_fault_in_the_values_raises_an_exact_message(self):
+        def message(before, after):
+            return message_of(evaluate.paired_test, dict(before=before, after=after))
+        rows = [
+            (([0.5], {}), "before: expected a dict by question name, got [0.5]"),
+            (({}, None), "after: expected a dict by question name, got None"),
+            (({"a": 0.5}, {"b": 0.5}), "after: expected the questions of before ('a',), got ('b',)"),
+            (({"a": "0.5"}, {"a": 0.5}),
+             "before['a']: expected a number, None or a tuple of them, got '0.5'"),
+            (({"a": 0.5}, {"a": True}), "after['a']: expected a number, None or a tuple of them, "
+                                        "got True"),
+            (({"a": float("nan")}, {"a": 0.5}),
+             "before['a']: expected a number, None or a tuple of them, got nan"),
+            (({"a": 0.5}, {"a": float("-inf")}),
+             "after['a']: expected a number, None or a tuple of them, got -inf"),
+            (({"a": [0.5]}, {"a": 0.5}),
+             "before['a']: expected a number, None or a tuple of them, got [0.5]"),
+            (({"a": ((0.5,),)}, {"a": 0.5}),
+             "before['a']: expected a number, None or a tuple of them, got ((0.5,),)"),
+            (({"a": ()}, {"a": 0.5}), "before['a']: expected at least one run, got ()"),
+            (({"a": Fraction(1, 2)}, {"a": 0.5}),
+             "before['a']: expected a number, None or a tuple of them, got Fraction(1, 2)"),
+        ]
+        self.assertRows(message, rows)
+
+    def test_nearest_valid_values_are_accepted(self):
+        rows = [
+            (({"a": 0}, {"a": 1}), 1),                    # ints
+            (({"a": -2.5}, {"a": 1e9}), 1),               # any finite number
+            (({"a": (0.5,)}, {"a": 0.5}), 1),             # one run in a tuple
+            (({"a": (None, 0.5)}, {"a": 0.5}), 1),        # an n/a run is skipped
+            (({"a": (None,)}, {"a": 0.5}), 0),            # all n/a: left out
+            (({"a": 1, "b": 2}, {"b": 2, "a": 1}), 2),    # the same questions in another order
+        ]
+        self.assertRows(lambda before, after: evaluate.paired_test(before, after)["questions"],
+                        rows)
+
+    def test_values_are_left_unchanged(self):
+        before, after = {"a": (0.1, None), "b": 0.5}, {"a": 0.2, "b": (0.5, 0.75)}
+        copies = copy.deepcopy((before, after))
+        evaluate.paired_test(before, after)
+        self.assertEqual((before, after), copies)
+
+
 # --- The demo -----------------------------------------------------------------------
 
 EXPECTED_TABLE = """\
@@ -1097,6 +1470,32 @@ rollback: improved (P@2 0.50 -> 1.00, R@2 0.50 -> 1.00, coverage 0.50 -> 1.00)
 owner: improved (RR@2 0.50 -> 1.00, support 0.00 -> 1.00, coverage 0.00 -> 1.00)
 region: improved (abstention no -> yes; not judged: support 0.00 -> n/a)
 totals: 3 improved, 1 regressed, 0 mixed, 0 unchanged
+
+paired sign-flip test from A to B on the answerable slice (each question is one pair)
+P@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1, smallest possible 1
+R@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1, smallest possible 1
+RR@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1, smallest possible 1
+support | mean +0.17 (3 of 3) | wins 1, ties 1, losses 1 | p = 1, smallest possible 1/2
+coverage | mean +0.50 (3 of 3) | wins 2, ties 1, losses 0 | p = 1/2, smallest possible 1/2
+with 3 questions the smallest possible two-sided p is 0.25, so no difference can reach p < 0.05
+
+acceptance policy, declared in fixtures.py before any run was seen
+(python demo.py --explain shows why each unsupported claim is unsupported)
+A alone | broken min_coverage owner (coverage 0.00, minimum 1.00)
+A alone | broken unsupported_budget answerable (1 unsupported claim, budget 0)
+A alone | broken unsupported_budget unanswerable (1 unsupported claim, budget 0)
+A alone | broken must_abstain region (answered with 1 claim)
+A alone | held min_coverage launch (coverage 1.00, minimum 1.00)
+A alone | not checked: critical (no baseline to compare with)
+decision for A alone: not accepted (4 broken, 1 held)
+B against A | broken critical launch (regressed: support 1.00 -> 0.50)
+B against A | broken unsupported_budget answerable (1 unsupported claim, budget 0)
+B against A | held critical owner (improved)
+B against A | held min_coverage launch (coverage 1.00, minimum 1.00)
+B against A | held min_coverage owner (coverage 1.00, minimum 1.00)
+B against A | held unsupported_budget unanswerable (0 unsupported claims, budget 0)
+B against A | held must_abstain region (abstained)
+decision for B against A: not accepted (2 broken, 5 held)
 """
 
 EXPECTED_EXPLAIN = EXPECTED_TABLE + """\

@@ -676,9 +676,9 @@ def paired_test(before, after):
         "questions": len(differences),
         "left_out": left_out,
         "mean": float(sum(differences) / len(differences)) if differences else None,
-        "wins": len([difference for difference in nonzero if difference > 0]),
+        "wins": len([difference for difference in differences if difference > 0]),
         "ties": len(differences) - m,
-        "losses": len([difference for difference in nonzero if difference < 0]),
+        "losses": len([difference for difference in differences if difference < 0]),
         "p": Fraction(extreme_count(nonzero), 2 ** m),
         "min_p": Fraction(2, 2 ** m) if m else Fraction(1),
     }

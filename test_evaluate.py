@@ -444,6 +444,12 @@ class Explain(TestCase):
         ]
         self.assertRows(reason, rows)
 
+    def test_default_cutoff_is_two(self):
+        run = {"retrieved": ("rollback", "archive", "checklist"),
+               "claims": (("smoke", ("checklist",)),)}
+        self.assertEqual(evaluate.explain(CORPUS, CASE, run),
+                         {"claims": (("smoke", "outside the top k"),), "uncovered": ("switch", "smoke")})
+
     def test_claims_come_in_answer_order_and_uncovered_in_label_order(self):
         run = {"retrieved": ("checklist", "rollback"),
                "claims": (("x", ()), ("smoke", ("checklist",)), ("switch", ("launch",)))}
@@ -1129,6 +1135,8 @@ class Policy(TestCase):
              [("broken", "q", "regressed: support 1.00 -> 0.50")]),
             (("critical", critical, {"q": counts(generated=2)}, {"q": counts(first_hit=2)}),
              [("broken", "q", "mixed: support 1.00 -> 0.50")]),  # rr got better meanwhile
+            (("critical", critical, {"q": counts(supported=0)}, {"q": counts()}),
+             [("broken", "q", "regressed: support 1.00 -> 0.00, coverage 1.00 -> 0.00")]),
             (("critical", critical, {"q": counts()}, {"q": counts(supported=0)}),
              [("held", "q", "improved")]),
             (("critical", critical, {"q": counts()}, {"q": counts()}), [("held", "q", "unchanged")]),
@@ -1375,6 +1383,31 @@ class PairedTest(TestCase):
         # Repeated runs average exactly: (0.1 + 0.2) / 2 equals 0.15, a tie.
         self.assertEqual(evaluate.paired_test({"a": (0.1, 0.2)}, {"a": 0.15})["ties"], 1)
 
+    def test_a_float_is_read_as_the_fraction_it_stands_for(self):
+        rows = [((0.5,), Fraction(1, 2)), ((0.3,), Fraction(3, 10)), ((1 / 3,), Fraction(1, 3)),
+                ((2,), Fraction(2)), ((1 / 999999,), Fraction(1, 999999)),
+                ((1 / 1000001,), Fraction(1 / 1000001))]  # no denominator up to a million: as is
+        self.assertRows(evaluate.exact, rows)
+
+    def test_differences_that_sum_to_zero_give_p_of_one(self):
+        tested = evaluate.paired_test({"a": 0, "b": 0.5, "c": 1}, {"a": 0.5, "b": 0, "c": 1})
+        self.assertEqual((tested["wins"], tested["ties"], tested["losses"]), (1, 1, 1))
+        self.assertEqual((tested["p"], tested["min_p"]), (1, Fraction(1, 2)))
+
+    def test_the_step_limit_is_inclusive(self):
+        # Differences 0.5, 1 and -0.5 are 1, 2 and -1 in halves: the observed sum is 2 of a
+        # total 4, so sums of 0 to (4 - 2) / 2 = 1 are counted for 3 sizes: 6 steps.
+        before, after = {"a": 0, "b": 0, "c": 0.5}, {"a": 0.5, "b": 1, "c": 0}
+        saved = evaluate.MAX_COUNTING_STEPS
+        try:
+            evaluate.MAX_COUNTING_STEPS = 6
+            self.assertEqual(evaluate.paired_test(before, after)["p"], Fraction(3, 4))
+            evaluate.MAX_COUNTING_STEPS = 5
+            with self.assertRaises(EvaluationError):
+                evaluate.paired_test(before, after)
+        finally:
+            evaluate.MAX_COUNTING_STEPS = saved
+
     def test_counting_that_would_take_too_long_stops_with_an_error(self):
         # Floats that are no simple fraction, half of them wins and half losses.
         after = {"q%d" % index: (-1) ** index * 0.123456789 * index for index in range(40)}
@@ -1399,6 +1432,8 @@ class PairedTest(TestCase):
              "before['a']: expected a number, None or a tuple of them, got nan"),
             (({"a": 0.5}, {"a": float("-inf")}),
              "after['a']: expected a number, None or a tuple of them, got -inf"),
+            (({"a": float("inf")}, {"a": 0.5}),
+             "before['a']: expected a number, None or a tuple of them, got inf"),
             (({"a": [0.5]}, {"a": 0.5}),
              "before['a']: expected a number, None or a tuple of them, got [0.5]"),
             (({"a": ((0.5,),)}, {"a": 0.5}),

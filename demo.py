@@ -95,18 +95,18 @@ def paired_lines(names, scored):
     lines = ["", "paired sign-flip test from A to B on the answerable slice "
                  "(each question is one pair)"]
     for metric in RATIOS:
-        before, after = ({name: scored[system][name][metric] for name in names}
-                         for system in SYSTEMS)
-        test = paired_test(before, after)
-        lines.append("%s | mean %+.2f (%d of %d) | wins %d, ties %d, losses %d "
+        test = paired_test({name: scored["A"][name][metric] for name in names},
+                           {name: scored["B"][name][metric] for name in names})
+        mean = "n/a" if test["mean"] is None else "%+.2f" % test["mean"]
+        lines.append("%s | mean %s (%d of %d) | wins %d, ties %d, losses %d "
                      "| p = %s, smallest possible %s"
-                     % (LABELS[metric], test["mean"], test["questions"],
+                     % (LABELS[metric], mean, test["questions"],
                         test["questions"] + test["left_out"], test["wins"], test["ties"],
                         test["losses"], test["p"], test["min_p"]))
-    smallest = 2.0 ** (1 - len(names))  # when every question differs
-    lines.append("with %d questions the smallest possible two-sided p is %.2f, so %s"
-                 % (len(names), smallest, "no difference can reach p < 0.05"
-                    if smallest >= 0.05 else "p < 0.05 is within reach"))
+    smallest = min(1.0, 2.0 ** (1 - len(names)))  # every question moved the same way
+    reach = "no difference can reach" if smallest >= 0.05 else "a difference can reach"
+    lines.append("with %d questions the smallest possible two-sided p is %.2f, so %s p < 0.05"
+                 % (len(names), smallest, reach))
     return lines
 
 

@@ -1584,6 +1584,13 @@ class Demo(TestCase):
         self.assertEqual((status, err), (0, ""))
         self.assertSnapshot(out, EXPECTED_EXPLAIN, "EXPECTED_EXPLAIN")
 
+    def test_summary_shows_a_mean_with_no_pair_as_na(self):
+        empty = {"retrieved": (), "claims": ()}
+        runs = {name: dict(RUNS[name], A=empty) for name in RUNS}  # A answers nothing at all
+        status, out, err = demo_output("--summary", runs=runs)
+        self.assertIn("support | mean n/a (0 of 3) | wins 0, ties 0, losses 0 "
+                      "| p = 1, smallest possible 1", out.splitlines())
+
     def test_unknown_option_prints_usage_and_exits_with_status_2(self):
         rows = [
             (("--sumary",), (2, "", USAGE)),

@@ -1414,7 +1414,7 @@ class PairedTest(TestCase):
         with self.assertRaises(EvaluationError) as caught:
             evaluate.paired_test(dict.fromkeys(after, 0.0), after)
         self.assertRegex(str(caught.exception), r"^paired_test: exact counting would take \d+ "
-                         r"steps, more than 20000000; compare fewer questions, or values with "
+                         r"steps, more than 22000000; compare fewer questions, or values with "
                          r"smaller denominators$")
 
     def test_each_fault_in_the_values_raises_an_exact_message(self):

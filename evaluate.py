@@ -11,7 +11,7 @@ evaluate(corpus, case, run, k=2) returns six values for one question:
 
 A claim is supported only when it has a citation and *every* citation is a
 labelled source of that claim within the top k (strict citations);
-explain() names the rule each unsupported claim breaks.
+explain() names the first rule each unsupported claim breaks.
 A value that does not apply is None, shown as n/a and never counted as 0:
 retrieval and coverage on an unanswerable question (no relevant documents),
 support on an empty answer, abstention on an answerable question.

@@ -50,7 +50,7 @@ CASES = {
 POLICY = {
     "critical":           ("launch", "owner"),  # must not get worse than the baseline
     "min_coverage":       1.0,                  # coverage each critical question must reach
-    "unsupported_budget": {"answerable": 0, "unanswerable": 0},  # per slice, at most
+    "unsupported_budget": {"answerable": 0, "unanswerable": 0},  # unsupported claims allowed
     "must_abstain":       ("region",),          # must get an empty answer
 }
 

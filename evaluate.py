@@ -1,6 +1,6 @@
 """Score recorded RAG outputs, one question at a time, against frozen labels.
 
-evaluate(corpus, case, run, k=2) returns six values for one question:
+evaluate(corpus, case, run, *, k=2) returns six values for one question:
 
     precision    relevant IDs in the top k / k (fixed slots, even if fewer came back)
     recall       relevant IDs in the top k / relevant IDs
@@ -16,18 +16,27 @@ A value that does not apply is None, shown as n/a and never counted as 0:
 retrieval and coverage on an unanswerable question (no relevant documents),
 support on an empty answer, abstention on an answerable question.
 
+A case may list "restricted" documents that its asker may not see. A run
+discloses one when it is in the top k or cited. tally() counts disclosures
+and explain() names them; they never change the six values, and no
+acceptance policy can excuse them.
+
 Every input is validated first. Any fault raises EvaluationError, a
 ValueError whose message names the field and shows the value. Inputs are
 never modified. Nothing here reads text, extracts claims or calls a model.
 
-Then come the tools for many questions: tally_system() scores every case of
-one system, the comparison helpers give macro means (n/a skipped and
-counted), pooled support and per-question changes, and check_policy() and
-paired_test() decide, by rules declared in advance, whether a change holds.
+The contract of one question ends at the line "END OF THE CONTRACT OF ONE
+QUESTION": a reader who stops there knows every scoring rule. After it
+come the tools for many questions: tally_system() and explain_system()
+score every case of one system, the comparison helpers give macro means
+(n/a skipped and counted), pooled support and per-question changes, and
+check_policy() and paired_test() decide, by rules declared in advance,
+whether a change holds.
 """
 
 MAX_ID_LENGTH = 32
 MAX_IDS = 100      # per tuple of IDs, corpus documents and claims in one run
+MAX_DOCUMENTS = 10 ** 6  # corpus documents when many questions share one corpus
 MAX_K = 100
 LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 ID_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
@@ -98,14 +107,18 @@ def required(mapping, name, key):
     return mapping[key]
 
 
-def check_corpus(corpus):
-    """Check that corpus maps 1 to 100 IDs to texts that are not blank."""
+def check_corpus(corpus, limit=MAX_IDS):
+    """Check that corpus maps 1 to `limit` IDs to texts that are not blank."""
     if type(corpus) is not dict:
         raise invalid("corpus", "expected a dict, got %s", corpus)
     if not corpus:
         raise invalid("corpus", "expected at least one document, got %s", corpus)
-    check_ids(tuple(corpus), "corpus")
+    if len(corpus) > limit:
+        raise invalid("corpus", "expected at most %s IDs, got %s: %s",
+                      limit, len(corpus), tuple(corpus))
     for doc_id, text in corpus.items():
+        if not is_id(doc_id):
+            raise invalid("corpus", "invalid ID %s (" + ID_RULE + ")", doc_id)
         # Text is checked for shape only: nothing here reads what it says.
         if type(text) is not str or not text.strip():
             raise invalid("corpus[%s]" % shown(doc_id),
@@ -113,7 +126,7 @@ def check_corpus(corpus):
 
 
 def checked_case(case, corpus):
-    """Return (relevant, support) of a valid case; other keys are ignored."""
+    """Return (relevant, support) of a valid case; other keys but "restricted" are ignored."""
     if type(case) is not dict:
         raise invalid("case", "expected a dict, got %s", case)
     relevant = required(case, "case", "relevant")
@@ -137,7 +150,17 @@ def checked_case(case, corpus):
     if relevant and not support:
         raise invalid('case["support"]', 'expected claims for case["relevant"] %s, got %s',
                       relevant, support)
+    check_restricted(case.get("restricted", ()), permitted, corpus)
     return relevant, support
+
+
+def check_restricted(restricted, relevant, corpus):
+    """Check that restricted is a tuple of distinct corpus documents, none of them relevant."""
+    check_documents(restricted, corpus, 'case["restricted"]')
+    for doc_id in restricted:
+        # A document the asker may not see cannot be evidence for them.
+        if doc_id in relevant:
+            raise invalid('case["restricted"]', 'document %s is in case["relevant"]', doc_id)
 
 
 def check_claims(claims, corpus):
@@ -220,7 +243,20 @@ def claim_reasons(corpus, support, retrieved, claims, k):
             for claim_id, citations in claims]
 
 
-TALLY_KEYS = ("relevant", "k", "hits", "first_hit", "generated", "supported", "expected")
+def disclosed(restricted, retrieved, claims, k):
+    """Return the restricted documents in the top k or cited, in the order of restricted."""
+    if not restricted:
+        return ()  # the common case: nothing is off limits
+    # The top k is the context handed to the answer stage, and a citation
+    # quotes a document: either way the asker has been shown it.
+    exposed = set(retrieved[:k])
+    for claim_id, citations in claims:
+        exposed.update(citations)
+    return tuple(doc_id for doc_id in restricted if doc_id in exposed)
+
+
+TALLY_KEYS = ("relevant", "k", "hits", "first_hit", "generated", "supported", "expected",
+              "disclosed")
 
 
 def tally(corpus, case, run, *, k=2):
@@ -233,8 +269,16 @@ def tally(corpus, case, run, *, k=2):
     generated   claims in the answer
     supported   generated claims that are supported
     expected    claims labelled for the question
+    disclosed   restricted documents in the top k or cited (a fact, not a score)
     """
-    relevant, support, retrieved, claims = validate(corpus, case, run, k)
+    validate(corpus, case, run, k)
+    return counted(corpus, case, run, k)
+
+
+def counted(corpus, case, run, k):
+    """Return the tally of one question whose inputs are valid."""
+    relevant, support = case["relevant"], case["support"]
+    retrieved, claims = run["retrieved"], run["claims"]
     permitted = set(relevant)
     hit_ranks = [rank for rank, doc_id in enumerate(retrieved[:k], start=1)
                  if doc_id in permitted]
@@ -248,6 +292,7 @@ def tally(corpus, case, run, *, k=2):
         "generated": len(claims),
         "supported": len(supported),
         "expected": len(support),
+        "disclosed": len(disclosed(case.get("restricted", ()), retrieved, claims, k)),
     }
 
 
@@ -283,29 +328,47 @@ def evaluate(corpus, case, run, *, k=2):
 
 
 def explain(corpus, case, run, *, k=2):
-    """Validate like evaluate(); return why each claim is unsupported, and what is uncovered.
+    """Validate like evaluate(); return why each claim is unsupported, what is uncovered,
+    and what was disclosed.
 
     claims      (claim ID, reason) for every claim, in answer order. reason is
                 None for a supported claim, else the first rule it breaks:
                 "no citation", "no label" (the claim ID has no support label),
                 "not in the corpus", "not a labelled source", "outside the top k".
     uncovered   expected claim IDs, in label order, that no supported claim covers.
+    disclosed   restricted documents in the top k or cited, in the order of
+                case["restricted"].
     """
-    relevant, support, retrieved, claims = validate(corpus, case, run, k)
+    validate(corpus, case, run, k)
+    return explained(corpus, case, run, k)
+
+
+def explained(corpus, case, run, k):
+    """Return explain()'s result for one question whose inputs are valid."""
+    support, retrieved, claims = case["support"], run["retrieved"], run["claims"]
     reasons = claim_reasons(corpus, support, retrieved, claims, k)
     supported = {claim_id for claim_id, reason in reasons if reason is None}
     uncovered = tuple(claim_id for claim_id in support if claim_id not in supported)
-    return {"claims": tuple(reasons), "uncovered": uncovered}
+    return {"claims": tuple(reasons), "uncovered": uncovered,
+            "disclosed": disclosed(case.get("restricted", ()), retrieved, claims, k)}
 
+
+# ============================================================================
+# END OF THE CONTRACT OF ONE QUESTION. Every scoring rule is above this line.
+# What follows applies the same rules to many questions and compares systems.
+# ============================================================================
 
 # --- Many questions ---------------------------------------------------------
 
-def tally_system(corpus, cases, runs, system, *, k=2):
-    """Return {case name: tally} for one system, in the order of cases.
+def checked_questions(corpus, cases, runs, system, k):
+    """Validate every case and its run of one system; return [(name, case, run)].
 
-    runs maps each case name to its runs by system name. An error about a
-    run starts with the case and the system it belongs to.
+    The corpus is checked once, and may hold up to a million documents. A
+    fault is reported where it is: in the corpus, in a case (named), or in
+    the run of a case by a system (both named).
     """
+    check_corpus(corpus, MAX_DOCUMENTS)
+    check_k(k)
     if type(cases) is not dict:
         raise invalid("cases", "expected a dict, got %s", cases)
     if type(runs) is not dict:
@@ -315,8 +378,12 @@ def tally_system(corpus, cases, runs, system, *, k=2):
     for name in runs:
         if name not in cases:
             raise invalid("runs", "no case named %s", name)
-    tallies = {}
+    questions = []
     for name, case in cases.items():
+        try:
+            checked_case(case, corpus)
+        except EvaluationError as error:
+            raise EvaluationError("case %s: %s" % (shown(name), error)) from None
         where = "case %s, system %s: " % (shown(name), shown(system))
         if name not in runs:
             raise EvaluationError(where + "missing from runs")
@@ -325,10 +392,28 @@ def tally_system(corpus, cases, runs, system, *, k=2):
         if system not in runs[name]:
             raise EvaluationError(where + "missing from runs[%s]" % shown(name))
         try:
-            tallies[name] = tally(corpus, case, runs[name][system], k=k)
+            checked_run(runs[name][system], corpus)
         except EvaluationError as error:
             raise EvaluationError(where + str(error)) from None
-    return tallies
+        questions.append((name, case, runs[name][system]))
+    return questions
+
+
+def tally_system(corpus, cases, runs, system, *, k=2):
+    """Return {case name: tally} for one system, in the order of cases.
+
+    runs maps each case name to its runs by system name. Each tally equals
+    tally() of that question with the corpus cut down to the documents it
+    names; faults are reported as checked_questions() says.
+    """
+    return {name: counted(corpus, case, run, k)
+            for name, case, run in checked_questions(corpus, cases, runs, system, k)}
+
+
+def explain_system(corpus, cases, runs, system, *, k=2):
+    """Return {case name: explain() result} for one system, in the order of cases."""
+    return {name: explained(corpus, case, run, k)
+            for name, case, run in checked_questions(corpus, cases, runs, system, k)}
 
 
 # --- Comparing systems ------------------------------------------------------
@@ -434,8 +519,34 @@ def check_tallies(tallies, field):
     """Check that tallies maps question names to results of tally()."""
     check_by_question(tallies, field)
     for name, counts in tallies.items():
-        if type(counts) is not dict or tuple(counts) != TALLY_KEYS:
-            raise invalid("%s[%s]" % (field, shown(name)), "expected a tally, got %s", counts)
+        check_tally(counts, "%s[%s]" % (field, shown(name)))
+
+
+def check_count(counts, field, key, low, high):
+    """Check that counts[key] is an int from low to high."""
+    value = counts[key]
+    if type(value) is not int or not low <= value <= high:
+        raise invalid('%s["%s"]' % (field, key), "expected an int from %s to %s, got %s",
+                      low, high, value)
+
+
+def check_tally(counts, field):
+    """Check that counts could have come from tally(): its keys, each count within bounds."""
+    if type(counts) is not dict or tuple(counts) != TALLY_KEYS:
+        raise invalid(field, "expected a tally, got %s", counts)
+    check_count(counts, field, "k", 1, MAX_K)
+    for key in ("relevant", "generated", "disclosed"):
+        check_count(counts, field, key, 0, MAX_IDS)
+    answerable = counts["relevant"] > 0  # then claims are expected; else none are
+    check_count(counts, field, "expected", int(answerable), MAX_IDS if answerable else 0)
+    check_count(counts, field, "hits", 0, min(counts["k"], counts["relevant"]))
+    check_count(counts, field, "supported", 0, min(counts["generated"], counts["expected"]))
+    if counts["hits"] == 0:
+        if counts["first_hit"] is not None:
+            raise invalid('%s["first_hit"]' % field, "expected None with no hits, got %s",
+                          counts["first_hit"])
+    else:  # the first of `hits` ranks within the top k
+        check_count(counts, field, "first_hit", 1, counts["k"] - counts["hits"] + 1)
 
 
 def check_same_questions(first, first_field, second, second_field):
@@ -541,6 +652,16 @@ def abstention_findings(names, candidate):
     return findings
 
 
+def disclosure_findings(candidate):
+    """Return (held, finding) per question on which the candidate disclosed anything."""
+    findings = []
+    for name, counts in candidate.items():
+        if counts["disclosed"]:
+            detail = plural(counts["disclosed"], "restricted document") + " in the top k or cited"
+            findings.append((False, ("disclosure", name, detail)))
+    return findings
+
+
 def check_policy(policy, candidate, baseline=None):
     """Judge a candidate system by a policy declared before any run was seen.
 
@@ -555,6 +676,10 @@ def check_policy(policy, candidate, baseline=None):
                             (generated - supported) over its questions
         must_abstain        unanswerable questions that must get no claims
 
+    Whatever the policy says, a question on which the candidate disclosed a
+    restricted document is a broken "disclosure" finding: no accuracy and
+    no rule can excuse showing a document to someone who may not see it.
+
     Returns {"accepted", "broken", "held"}: each finding is (rule, question
     or slice, detail), and accepted is True exactly when nothing is broken.
     """
@@ -563,7 +688,7 @@ def check_policy(policy, candidate, baseline=None):
         check_tallies(baseline, "baseline")
         check_same_questions(candidate, "candidate", baseline, "baseline")
     check_policy_rules(policy, candidate)
-    findings = []
+    findings = disclosure_findings(candidate)  # not a rule of the policy: always broken
     if baseline is not None:  # with no baseline, critical is neither held nor broken
         findings += critical_findings(policy["critical"], candidate, baseline)
     findings += coverage_findings(policy["critical"], policy["min_coverage"], candidate)
@@ -575,8 +700,13 @@ def check_policy(policy, candidate, baseline=None):
 
 
 INFINITY = float("inf")
+LARGEST_FLOAT = 1.7976931348623157e308
 MAX_DENOMINATOR = 10 ** 6          # 0.3 is read as 3/10, a third as 1/3
+MAX_LISTED = 36                    # moved questions whose 2**m signs are listed: 2**18 sums a half
 MAX_COUNTING_STEPS = 22 * 10 ** 6  # about a second of exact counting on CPython 3.8
+SAMPLES = 12000                    # sign flips drawn when neither fits: standard error
+                                   # at p = 0.05 is (0.05 * 0.95 / 12000) ** 0.5 < 0.002
+SEED = 20261202                    # the same draws on every run and every CPython
 
 
 def exact(number):
@@ -602,45 +732,105 @@ def question_value(value, field):
     for run in runs:
         if run is None:
             continue  # an n/a run is skipped, never averaged in as 0
-        # An int or a float, and finite: NaN fails every comparison.
-        if type(run) not in (int, float) or not -INFINITY < run < INFINITY:
+        # An int or a float that a float can hold: NaN fails every comparison,
+        # and an int such as 10**400 is beyond the largest float.
+        if type(run) not in (int, float) or not -LARGEST_FLOAT <= run <= LARGEST_FLOAT:
             raise invalid(field, "expected a number, None or a tuple of them, got %s", value)
         present.append(exact(run))
     return sum(present) / len(present) if present else None
 
 
-def extreme_count(differences):
-    """Return how many of the 2**m sign assignments of m non-zero differences
-    give a sum at least as far from 0 as the observed sum."""
+def whole_units(differences):
+    """Return the differences as whole numbers of one unit, their common denominator."""
     from math import gcd  # loaded by fractions already
-    # Count in whole units: scale by the least common multiple of the denominators.
     scale = 1
     for difference in differences:
         scale = scale * difference.denominator // gcd(scale, difference.denominator)
-    units = [int(difference * scale) for difference in differences]
+    return [int(difference * scale) for difference in differences]
+
+
+def subset_sums(sizes):
+    """Return the sum of each of the 2**len(sizes) subsets of sizes."""
+    sums = [0]
+    for size in sizes:
+        sums += [total + size for total in sums]  # each subset without, then with, size
+    return sums
+
+
+def listed_count(sizes, limit):
+    """Return how many subsets of sizes add up to at most limit, listing them in two halves."""
+    from bisect import bisect_right
+    # Meet in the middle: every subset is a subset of the first half joined
+    # to one of the second. For each first-half sum, the sorted second-half
+    # sums tell how many partners keep the whole within the limit.
+    half = len(sizes) // 2
+    first, second = subset_sums(sizes[:half]), sorted(subset_sums(sizes[half:]))
+    return sum(bisect_right(second, limit - total) for total in first if total <= limit)
+
+
+def counted_subsets(sizes, limit):
+    """Return how many subsets of sizes add up to at most limit, by a table of sums."""
+    ways = [1] + [0] * limit  # ways[s]: subsets of the sizes so far that add up to s
+    for size in sizes:
+        # A subset leaves this size out (ways[s]) or takes it (ways[s - size]).
+        ways[size:] = [left_out + taken for left_out, taken in zip(ways[size:], ways)]
+    return sum(ways)
+
+
+def sampled_count(sizes, limit):
+    """Return how many of SAMPLES random sign assignments have a plus part of at most
+    limit or at least sum(sizes) - limit, drawn the same way on every run."""
+    from itertools import compress
+    from random import Random
+    draws, total, extreme = Random(SEED), sum(sizes), 0
+    bits_of = "0%db" % len(sizes)
+    zero_one = bytes.maketrans(b"01", b"\0\1")
+    for _ in range(SAMPLES):
+        # One random bit per question, written out as bytes 0 and 1: the
+        # questions whose bit is 1 form the plus part.
+        bits = format(draws.getrandbits(len(sizes)), bits_of).encode().translate(zero_one)
+        plus = sum(compress(sizes, bits))
+        if plus <= limit or plus >= total - limit:
+            extreme += 1
+    return extreme
+
+
+def sign_flip_p(differences):
+    """Return (p, method, samples) of the two-sided sign-flip test of non-zero differences.
+
+    Exact when it fits, as the share of the 2**m sign assignments whose sum
+    is at least as far from 0 as the observed one; else sampled.
+    """
+    from fractions import Fraction
+    units = whole_units(differences)
     sizes = [abs(unit) for unit in units]
-    observed, total = abs(sum(units)), sum(sizes)
+    m, observed, total = len(sizes), abs(sum(units)), sum(sizes)
     if observed == 0:
-        return 2 ** len(sizes)  # every sum is at least 0 away from 0
+        return Fraction(1), "exact", None  # every sum is at least 0 away from 0
     # Signs split the sizes into a plus part and a minus part, and the sum is
     # plus - (total - plus). It is at least `observed` from 0 when plus is at
     # most (total - observed) / 2, or, swapping the parts, at least
     # (total + observed) / 2: as many assignments again.
     limit = (total - observed) // 2
-    steps = len(sizes) * (limit + 1)
-    if steps > MAX_COUNTING_STEPS:
-        raise EvaluationError(
-            "paired_test: exact counting would take %d steps, more than %d; compare fewer "
-            "questions, or values with smaller denominators" % (steps, MAX_COUNTING_STEPS))
-    ways = [1] + [0] * limit  # ways[s]: sets of the sizes so far that add up to s
-    for size in sizes:
-        # A set leaves this size out (ways[s]) or takes it (ways[s - size]).
-        ways[size:] = [left_out + taken for left_out, taken in zip(ways[size:], ways)]
-    return 2 * sum(ways)
+    if m <= MAX_LISTED:  # few questions moved: list their signs, whatever the values
+        return Fraction(2 * listed_count(sizes, limit), 2 ** m), "exact", None
+    if m * (limit + 1) <= MAX_COUNTING_STEPS:  # many moved, in small units: count
+        return Fraction(2 * counted_subsets(sizes, limit), 2 ** m), "exact", None
+    # Neither fits in about a second: sample. The observed assignment counts
+    # as one draw, so p is never 0.
+    return Fraction(1 + sampled_count(sizes, limit), 1 + SAMPLES), "sampled", SAMPLES
+
+
+def nearest_float(fraction):
+    """Return the float nearest a fraction; an infinity when it is beyond every float."""
+    try:
+        return float(fraction)
+    except OverflowError:
+        return INFINITY if fraction > 0 else -INFINITY
 
 
 def paired_test(before, after):
-    """Compare two systems question by question with an exact sign-flip test.
+    """Compare two systems question by question with a paired sign-flip test.
 
     before and after map the same question names to a value, None (n/a), or
     a tuple of values from repeated runs of that question. Repeated runs are
@@ -651,12 +841,21 @@ def paired_test(before, after):
         questions, left_out    questions compared, and left out for n/a
         mean                   mean of after - before; None with no question
         wins, ties, losses     questions where after is above, equal, below
-        p                      exact two-sided p: the share of the 2**m sign
+        p                      two-sided p: the share of the 2**m sign
                                assignments of the m non-zero differences whose
                                sum is at least as far from 0 as the observed one
-        min_p                  the smallest p that m differences can give, 2**(1 - m)
+        min_p                  the lowest p that m moved questions can give,
+                               2**(1 - m): when all of them moved one way
+        method                 "exact" when every assignment was counted, or
+                               "sampled" when that would take too long
+        samples                assignments drawn when sampled, else None
 
-    p and min_p are Fractions, and 1 when no difference is non-zero.
+    p is exact when at most 36 questions moved, or when counting the sums
+    of all of them takes at most 22 million steps (values in small units,
+    such as ratios of small counts). Otherwise it is (1 + c) / (1 + 12000)
+    from 12,000 random assignments, c of them as extreme as the observed
+    one, drawn from a fixed seed: the same p on every run. p and min_p are
+    Fractions, and 1 when no difference is non-zero.
     """
     from fractions import Fraction  # see exact() for why it is imported here
     check_by_question(before, "before")
@@ -672,13 +871,122 @@ def paired_test(before, after):
             differences.append(new - old)
     nonzero = [difference for difference in differences if difference != 0]
     m = len(nonzero)
+    p, method, samples = sign_flip_p(nonzero)
     return {
         "questions": len(differences),
         "left_out": left_out,
-        "mean": float(sum(differences) / len(differences)) if differences else None,
+        "mean": nearest_float(sum(differences) / len(differences)) if differences else None,
         "wins": len([difference for difference in differences if difference > 0]),
         "ties": len(differences) - m,
         "losses": len([difference for difference in differences if difference < 0]),
-        "p": Fraction(extreme_count(nonzero), 2 ** m),
+        "p": p,
         "min_p": Fraction(2, 2 ** m) if m else Fraction(1),
+        "method": method,
+        "samples": samples,
     }
+
+
+# --- Data from a file -------------------------------------------------------
+# load_data() reads a JSON file that mirrors fixtures.py, for demo.py --data
+# or your own code. JSON has arrays where the contract has tuples; they are
+# read as tuples at that one boundary, and everything else is checked
+# exactly as above.
+
+DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy", "manifests")
+HELD_CONSTANT = ("corpus", "questions", "permissions", "rubric")
+
+
+def as_tuples(value):
+    """Return value with every list, at any depth, turned into a tuple."""
+    if type(value) is list:
+        return tuple(as_tuples(item) for item in value)
+    if type(value) is dict:
+        return {key: as_tuples(item) for key, item in value.items()}
+    return value
+
+
+def load_data(path):
+    """Return the checked parts of a JSON data file, its arrays read as tuples.
+
+    Any fault, from a file that cannot be read to a rule of the contract,
+    raises EvaluationError; a JSON syntax error gives its line and column.
+    """
+    import json  # only this path reads JSON
+
+    def one_value_per_key(pairs):
+        seen = set()
+        for key, value in pairs:
+            if key in seen:  # JSON would keep the last one silently
+                raise invalid("data", "repeated key %s in one object", key)
+            seen.add(key)
+        return dict(pairs)
+    try:
+        with open(path, encoding="utf-8") as file:
+            data = as_tuples(json.load(file, object_pairs_hook=one_value_per_key))
+    except RecursionError:
+        raise EvaluationError("is nested too deeply to read") from None
+    except OSError as error:
+        raise EvaluationError("cannot be read: %s" % (error.strerror or error)) from None
+    except UnicodeDecodeError as error:
+        raise EvaluationError("is not UTF-8 text: %s" % error.reason) from None
+    except json.JSONDecodeError as error:
+        raise EvaluationError("is not valid JSON: %s at line %d, column %d"
+                              % (error.msg, error.lineno, error.colno)) from None
+    return checked_data(data)
+
+
+def checked_data(data):
+    """Return a data file's parts as a dict of DATA_KEYS, after checking its shape.
+
+    k defaults to 2; policy and manifests to None. The corpus, cases, runs
+    and policy are checked when they are scored, like any other input.
+    """
+    if type(data) is not dict:
+        raise invalid("data", "expected an object with the keys %s, got %s", DATA_KEYS, data)
+    for key in data:
+        if key not in DATA_KEYS:  # a misspelt "policy" must not pass unseen
+            raise invalid("data", "unknown key %s; the keys are %s", key, DATA_KEYS)
+    for key in ("systems", "corpus", "cases", "runs"):
+        if key not in data:
+            raise invalid("data", "missing the key %s", key)
+    systems = data["systems"]
+    if (type(systems) is not tuple or len(systems) != 2 or type(systems[0]) is not str
+            or type(systems[1]) is not str or not systems[0] or systems[0] == systems[1]):
+        raise invalid("systems", "expected two different names, baseline first, got %s", systems)
+    parts = dict.fromkeys(DATA_KEYS)  # policy and manifests are None when left out
+    parts["k"] = 2
+    parts.update(data)
+    check_k(parts["k"])
+    if parts["manifests"] is not None:
+        manifest_changes(parts["manifests"], systems)
+    return parts
+
+
+def manifest_changes(manifests, systems):
+    """Return [(field, before, after)] of what changed between two systems' manifests.
+
+    manifests maps each of the two systems to a dict of strings, such as the
+    model, the prompt or the code revision. The fields in HELD_CONSTANT must
+    be equal in both (a missing field is None): a comparison between runs on
+    another corpus, other questions, other permissions or another rubric is
+    not a comparison of the systems.
+    """
+    if type(manifests) is not dict or set(manifests) != set(systems):
+        raise invalid("manifests", "expected an object with the keys %s, got %s",
+                      systems, manifests)
+    for system in systems:
+        field = "manifests[%s]" % shown(system)
+        if type(manifests[system]) is not dict:
+            raise invalid(field, "expected an object of strings, got %s", manifests[system])
+        for key, value in manifests[system].items():
+            if type(value) is not str:
+                raise invalid("%s[%s]" % (field, shown(key)), "expected a string, got %s", value)
+    before, after = (manifests[system] for system in systems)
+    for field in HELD_CONSTANT:
+        if before.get(field) != after.get(field):
+            raise invalid("manifests", '"' + field + '" must be the same for both systems, '
+                          "got %s for %s and %s for %s", before.get(field), systems[0],
+                          after.get(field), systems[1])
+    fields = list(before) + [field for field in after if field not in before]
+    return [(field, before.get(field), after.get(field)) for field in fields
+            if field not in HELD_CONSTANT and before.get(field) != after.get(field)]

@@ -12,11 +12,12 @@ CORPUS = {
     "rollback":  "Rollback, step one: send all traffic back to the previous version.",
     "checklist": "Rollback, step two: once traffic is back on the old version, run the smoke test.",
     "owners":    "The fictional Aurora team owns the checkout latency alert.",
-    "archive":   "Planning notes for Project Heron, retired long ago and kept for history only.",
+    "archive":   "Planning notes for Project Heron, retired long ago; kept for its team only.",
 }
 
 # Case name -> question, relevant documents, and support: expected claim ID ->
-# the documents that may be cited for it.
+# the documents that may be cited for it. "restricted", when given, lists the
+# documents that whoever asks this question may not see.
 CASES = {
     # One relevant note, one expected claim.
     "launch": {
@@ -30,11 +31,13 @@ CASES = {
         "relevant": ("rollback", "checklist"),
         "support":  {"switch": ("rollback",), "smoke": ("checklist",)},
     },
-    # One relevant note; the archive note is a plausible distractor.
+    # One relevant note; the archive note is a plausible distractor, and the
+    # on-call engineer who asks may not read it: showing it is a disclosure.
     "owner": {
-        "question": "Which team owns the checkout latency alert?",
-        "relevant": ("owners",),
-        "support":  {"aurora": ("owners",)},
+        "question":   "Which team owns the checkout latency alert?",
+        "relevant":   ("owners",),
+        "support":    {"aurora": ("owners",)},
+        "restricted": ("archive",),
     },
     # Unanswerable: no note says where the backup lives, so nothing is relevant
     # and no claim is expected. The right answer is to abstain.
@@ -69,7 +72,8 @@ RUNS = {
         "B": {"retrieved": ("rollback", "checklist"), "claims": (("switch", ("rollback",)),
                                                                  ("smoke", ("checklist",)))},
     },
-    # A ranks the distractor first and cites it; B cites the right note.
+    # A ranks the distractor first and cites it; B cites the right note. Both put
+    # the restricted archive note in the top 2, so both disclose it.
     "owner": {
         "A": {"retrieved": ("archive", "owners"), "claims": (("aurora", ("archive",)),)},
         "B": {"retrieved": ("owners", "archive"), "claims": (("aurora", ("owners",)),)},

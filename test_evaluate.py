@@ -2,22 +2,32 @@
 
 Run from the project folder:  python -m unittest   (or: python test_evaluate.py)
 
-The worked checks run first, one per scoring rule, so that a rule broken on
-purpose shows first as the test that names it. Tables of inputs fail once,
-with their first wrong row and the number of wrong rows. Tests whose
-expected values are written out for the four questions of fixtures.py say
-so when they fail: they are snapshots, to be checked by hand and updated
-when you change the fixture on purpose.
+The worked checks run first, one per scoring rule, then the checks that
+fixtures.py is valid input. While a worked check fails, every other test
+steps aside (it is skipped, and one line says why), so that a rule broken on
+purpose shows as the check that names it, and nothing else; while
+fixtures.py is not valid input, every test that reads it steps aside too.
+Tables of inputs fail once, with their first wrong row and the number of
+wrong rows.
+
+Adding a question to fixtures.py takes one kind of edit here: its rows in
+EXPECTED_SCORES and EXPECTED_EXPLANATIONS, worked out by hand. Until they
+are added, those two tables' tests fail and name the rows to add; every
+other test is computed for any set of questions, or pinned by name to the
+four original ones (FOUR).
 """
 import collections
+import contextlib
 import copy
 import doctest
 import io
 import itertools
+import json
 import os
 import random
 import subprocess
 import sys
+import tempfile
 import types
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
@@ -36,16 +46,16 @@ def load_tests(loader, tests, pattern):
     """Run the worked checks first, then the fixture's checks, then every other test,
     then the README's examples.
 
-    A rule broken on purpose then shows first as the worked check that names
-    it, and a fault in fixtures.py as the fixture check that finds it. With
-    only the four .py files (a course handout), README.md is missing: its
-    examples are then one skipped test, not an error.
+    A fault in fixtures.py then shows first as the fixture check that finds
+    it. With only the four .py files (a course handout), README.md is
+    missing: its examples are then one skipped test, not an error.
     """
-    first = (WorkedChecks, Fixture)
+    first = (WorkedChecks, FixtureIsValid, Fixture)
     suite = unittest.TestSuite(loader.loadTestsFromTestCase(group) for group in first)
     suite.addTests(group for group in tests if not set(first) & set(map(type, group)))
     if os.path.exists(README):
-        suite.addTests(doctest.DocFileSuite(README, module_relative=False))
+        suite.addTests(doctest.DocFileSuite(README, module_relative=False,
+                                            setUp=lambda test: step_aside()))
     else:
         suite.addTest(unittest.FunctionTestCase(readme_examples))
     return suite
@@ -56,6 +66,30 @@ def readme_examples():
     raise unittest.SkipTest("README.md is not beside test_evaluate.py, so its examples did not run")
 
 
+WAITING_FOR = {}  # filled once by step_aside(): what is broken, if anything
+
+
+def step_aside(reads_the_fixture=True):
+    """Skip the calling test while a worked check fails, or while fixtures.py is
+    not valid input and the test reads it: that failure is the one to read."""
+    if not WAITING_FOR:  # find out once, quietly
+        result = unittest.TestResult()
+        unittest.TestLoader().loadTestsFromTestCase(WorkedChecks).run(result)
+        WAITING_FOR["rule"] = None if result.wasSuccessful() else "A worked check fails"
+        try:
+            evaluate.check_policy(POLICY, fixture_tallies("B"), fixture_tallies("A"))
+            WAITING_FOR["fixture"] = None
+        except EvaluationError:
+            WAITING_FOR["fixture"] = "fixtures.py is not valid input"
+    reason = WAITING_FOR["rule"] or (WAITING_FOR["fixture"] if reads_the_fixture else None)
+    if reason and not WAITING_FOR.get("said"):  # said once, on the runner's stream
+        WAITING_FOR["said"] = True
+        sys.stderr.write("\n%s, so the other tests step aside (skipped) until it is mended: "
+                         "read the failure below.\n" % reason)
+    if reason:
+        raise unittest.SkipTest(reason)
+
+
 # --- Helpers ------------------------------------------------------------------
 
 def cut(text, limit=300):
@@ -64,7 +98,14 @@ def cut(text, limit=300):
 
 
 class TestCase(unittest.TestCase):
-    """unittest.TestCase with checks that fail once, however many rows are wrong."""
+    """unittest.TestCase with checks that fail once, however many rows are wrong.
+
+    Every test but a worked check steps aside while a worked check fails, and
+    every test that reads fixtures.py while it is not valid input.
+    """
+
+    def setUp(self):
+        step_aside()
 
     def assertRows(self, function, rows):
         """Check that function(*inputs) == expected for each (inputs, expected) row.
@@ -89,8 +130,21 @@ class TestCase(unittest.TestCase):
                 len(wrong), len(rows), cut(repr(inputs)), cut(repr(expected)), cut(got))
             self.fail(message)
 
+    def assertRowTable(self, got, expected, name, shape):
+        """Check got == expected: a row per (case, system) of fixtures.py, worked out by hand.
+
+        A question added to fixtures.py without its rows fails here, naming
+        the rows to add; a row that differs fails as a snapshot does.
+        """
+        missing = [key for key in got if key not in expected]
+        if missing:
+            self.fail("%s has no row for %s. Work out each row by hand, as %s, and add it to %s "
+                      "in test_evaluate.py; a row that differs from the scorer then fails with "
+                      "what the scorer gives." % (name, ", ".join(map(repr, missing)), shape, name))
+        self.assertSnapshot(got, expected, name)
+
     def assertSnapshot(self, got, expected, name):
-        """Check got == expected, where `name` holds exact results of the four-question fixture.
+        """Check got == expected, where `name` holds exact results worked out by hand.
 
         expected is a dict, or a text compared line by line. The failure shows
         the first entry that differs and how many do, then what to do about it.
@@ -104,9 +158,9 @@ class TestCase(unittest.TestCase):
             key = wrong[0]
             message = (
                 "%d of %d entries of %s differ; the first, %r:\n  expected: %s\n  got:      %s\n"
-                "%s is a snapshot of the four-question fixture. If you changed fixtures.py on "
-                "purpose, check the new values by hand, then update %s in test_evaluate.py. "
-                "If you did not, the scorer is wrong." % (
+                "%s holds values worked out by hand. If you changed those questions in "
+                "fixtures.py on purpose, check the new values by hand, then update %s in "
+                "test_evaluate.py. If you did not, the scorer is wrong." % (
                     len(wrong), len(keys), name, key, cut(repr(expected.get(key, "(nothing)"))),
                     cut(repr(got.get(key, "(nothing)"))), name, name))
             self.fail(message)
@@ -182,6 +236,9 @@ class WorkedChecks(TestCase):
 
     # The mutation checks rerun these tests against altered copies of evaluate.
     evaluate = staticmethod(evaluate.evaluate)
+
+    def setUp(self):
+        pass  # the worked checks never step aside: they are what the others wait for
 
     def score(self, name, system, k=2):
         """Return the metrics of one fixture run."""
@@ -260,16 +317,22 @@ class WorkedChecks(TestCase):
         self.assertEqual((result["support"], result["coverage"]), (0.5, 1.0))
 
 
-# --- The fixture: checks for any number of questions, and snapshots of four -----
+# --- The fixture: checks for any number of questions, and rows worked out by hand --
 
-def fixture_tallies(system):
-    """Return one system's tally of each fixture question, by name."""
-    return evaluate.tally_system(CORPUS, CASES, RUNS, system)
+FOUR = ("launch", "rollback", "owner", "region")  # the original questions, pinned by name
+ANSWERABLE = ("launch", "rollback", "owner")
 
 
-def fixture_scores(system):
-    """Return one system's scores of each fixture question, by name."""
-    return {name: evaluate.scores(counts) for name, counts in fixture_tallies(system).items()}
+def fixture_tallies(system, names=None):
+    """Return one system's tally of each fixture question, or of the named ones, by name."""
+    tallies = evaluate.tally_system(CORPUS, CASES, RUNS, system)
+    return tallies if names is None else {name: tallies[name] for name in names}
+
+
+def fixture_scores(system, names=None):
+    """Return one system's scores of each fixture question, or of the named ones, by name."""
+    return {name: evaluate.scores(counts)
+            for name, counts in fixture_tallies(system, names).items()}
 
 
 # (case, system): precision, recall, rr, support, coverage, abstention_correct
@@ -284,25 +347,39 @@ EXPECTED_SCORES = {
     ("region", "B"):   (None, None, None, None, None, True),
 }
 
-# (case, system): explain()'s verdict on each claim, and the uncovered expected claims
+# (case, system): explain()'s verdict on each claim, the uncovered expected claims,
+# and the restricted documents disclosed
 EXPECTED_EXPLANATIONS = {
-    ("launch", "A"):   ((("monday", None),), ()),
-    ("launch", "B"):   ((("monday", None), ("bonus", "no label")), ()),
-    ("rollback", "A"): ((("switch", None),), ("smoke",)),
-    ("rollback", "B"): ((("switch", None), ("smoke", None)), ()),
-    ("owner", "A"):    ((("aurora", "not a labelled source"),), ("aurora",)),
-    ("owner", "B"):    ((("aurora", None),), ()),
-    ("region", "A"):   ((("region", "no label"),), ()),
-    ("region", "B"):   ((), ()),
+    ("launch", "A"):   ((("monday", None),), (), ()),
+    ("launch", "B"):   ((("monday", None), ("bonus", "no label")), (), ()),
+    ("rollback", "A"): ((("switch", None),), ("smoke",), ()),
+    ("rollback", "B"): ((("switch", None), ("smoke", None)), (), ()),
+    ("owner", "A"):    ((("aurora", "not a labelled source"),), ("aurora",), ("archive",)),
+    ("owner", "B"):    ((("aurora", None),), (), ("archive",)),
+    ("region", "A"):   ((("region", "no label"),), (), ()),
+    ("region", "B"):   ((), (), ()),
 }
+SCORES_SHAPE = "(precision, recall, rr, support, coverage, abstention_correct)"
+EXPLANATIONS_SHAPE = "((claim, reason) for each claim, uncovered claims, disclosed documents)"
 
 
-class Fixture(TestCase):
-    """fixtures.py is complete and scores as written down; snapshots say so when they fail."""
+def fixture_pairs():
+    """Return every (case, system) of fixtures.py, in case order."""
+    return [(name, system) for name in CASES for system in RUNS[name]]
+
+
+class FixtureIsValid(TestCase):
+    """fixtures.py is valid input; while it is not, the tests that read it step aside."""
+
+    def setUp(self):
+        step_aside(reads_the_fixture=False)  # these checks are the ones to read
 
     def test_each_run_is_valid_input(self):
         for system in ("A", "B"):
-            fixture_tallies(system)  # raises EvaluationError naming the case and system
+            message = message_of(evaluate.tally_system, dict(corpus=CORPUS, cases=CASES,
+                                                             runs=RUNS, system=system))
+            if message:  # it names the corpus, or the case, or the case and system
+                self.fail("fixtures.py: " + message)
 
     def test_every_case_has_a_run_of_each_system(self):
         for name in CASES:
@@ -310,6 +387,20 @@ class Fixture(TestCase):
             self.assertEqual(sorted(RUNS[name]), ["A", "B"],
                              "fixtures.py: RUNS[%r] needs one run of system A and one of B" % name)
         self.assertEqual(list(RUNS), list(CASES), "fixtures.py: RUNS and CASES name other cases")
+
+    def test_the_policy_is_valid_for_these_questions(self):
+        try:
+            candidate, baseline = fixture_tallies("B"), fixture_tallies("A")
+        except EvaluationError:
+            self.skipTest("the runs are not valid input: test_each_run_is_valid_input says why")
+        message = message_of(evaluate.check_policy, dict(policy=POLICY, candidate=candidate,
+                                                         baseline=baseline))
+        if message:
+            self.fail("fixtures.py: " + message)
+
+
+class Fixture(TestCase):
+    """fixtures.py scores as written down in the row tables, and scoring leaves it unchanged."""
 
     def test_every_fixture_run_agrees_with_the_oracle(self):
         def oracle_of(name, system):
@@ -321,14 +412,18 @@ class Fixture(TestCase):
         self.assertRows(score, rows)
 
     def test_every_fixture_run_scores_exactly(self):
-        scored = {(name, system): tuple(evaluate.evaluate(CORPUS, CASES[name], run).values())
-                  for name in CASES for system, run in RUNS[name].items()}
-        self.assertSnapshot(scored, EXPECTED_SCORES, "EXPECTED_SCORES")
+        by_system = {system: fixture_scores(system) for system in "AB"}
+        scored = {(name, system): tuple(by_system[system][name].values())
+                  for name, system in fixture_pairs()}
+        self.assertRowTable(scored, EXPECTED_SCORES, "EXPECTED_SCORES", SCORES_SHAPE)
 
     def test_every_fixture_run_is_explained_exactly(self):
-        explained = {(name, system): tuple(evaluate.explain(CORPUS, CASES[name], run).values())
-                     for name in CASES for system, run in RUNS[name].items()}
-        self.assertSnapshot(explained, EXPECTED_EXPLANATIONS, "EXPECTED_EXPLANATIONS")
+        by_system = {system: evaluate.explain_system(CORPUS, CASES, RUNS, system)
+                     for system in "AB"}
+        explained = {(name, system): tuple(by_system[system][name].values())
+                     for name, system in fixture_pairs()}
+        self.assertRowTable(explained, EXPECTED_EXPLANATIONS, "EXPECTED_EXPLANATIONS",
+                            EXPLANATIONS_SHAPE)
 
     def test_scoring_leaves_the_fixture_unchanged(self):
         before = copy.deepcopy((CORPUS, CASES, RUNS, POLICY))
@@ -409,14 +504,16 @@ class Metrics(TestCase):
         counts = evaluate.tally(CORPUS, CASES["launch"], RUNS["launch"]["B"])
         self.assertEqual(tuple(counts), evaluate.TALLY_KEYS)
         self.assertEqual(counts, {"relevant": 1, "k": 2, "hits": 1, "first_hit": 1,
-                                  "generated": 2, "supported": 1, "expected": 1})
+                                  "generated": 2, "supported": 1, "expected": 1, "disclosed": 0})
         counts = evaluate.tally(CORPUS, CASE, {"retrieved": ("archive",), "claims": ()}, k=3)
         self.assertEqual(counts, {"relevant": 2, "k": 3, "hits": 0, "first_hit": None,
-                                  "generated": 0, "supported": 0, "expected": 2})
+                                  "generated": 0, "supported": 0, "expected": 2, "disclosed": 0})
+        counts = evaluate.tally(CORPUS, CASES["owner"], RUNS["owner"]["B"])
+        self.assertEqual(counts["disclosed"], 1)  # archive, restricted, is in the top 2
 
     def test_scores_come_from_the_tally_alone(self):
         counts = {"relevant": 4, "k": 8, "hits": 2, "first_hit": 4,
-                  "generated": 8, "supported": 2, "expected": 4}
+                  "generated": 8, "supported": 2, "expected": 4, "disclosed": 3}
         expected = {"precision": 0.25, "recall": 0.5, "rr": 0.25,
                     "support": 0.25, "coverage": 0.5, "abstention_correct": None}
         self.assertEqual(evaluate.scores(counts), expected)
@@ -448,18 +545,91 @@ class Explain(TestCase):
         run = {"retrieved": ("rollback", "archive", "checklist"),
                "claims": (("smoke", ("checklist",)),)}
         self.assertEqual(evaluate.explain(CORPUS, CASE, run),
-                         {"claims": (("smoke", "outside the top k"),), "uncovered": ("switch", "smoke")})
+                         {"claims": (("smoke", "outside the top k"),), "uncovered": ("switch", "smoke"),
+                          "disclosed": ()})
 
     def test_claims_come_in_answer_order_and_uncovered_in_label_order(self):
         run = {"retrieved": ("checklist", "rollback"),
                "claims": (("x", ()), ("smoke", ("checklist",)), ("switch", ("launch",)))}
         self.assertEqual(evaluate.explain(CORPUS, CASE, run), {
             "claims": (("x", "no citation"), ("smoke", None), ("switch", "not a labelled source")),
-            "uncovered": ("switch",)})
+            "uncovered": ("switch",), "disclosed": ()})
         run = {"retrieved": (), "claims": ()}
         self.assertEqual(evaluate.explain(CORPUS, CASE, run),
-                         {"claims": (), "uncovered": ("switch", "smoke")})
+                         {"claims": (), "uncovered": ("switch", "smoke"), "disclosed": ()})
 
+
+
+class Disclosure(TestCase):
+    """A restricted document in the top k or cited is disclosed: a fact beside the scores."""
+
+    def disclosed(self, retrieved, claims, k=2, restricted=("archive", "launch")):
+        """Return explain()'s disclosures on the rollback case; tally() must count as many."""
+        case = case_with(restricted=restricted)
+        run = {"retrieved": retrieved, "claims": claims}
+        found = evaluate.explain(CORPUS, case, run, k=k)["disclosed"]
+        self.assertEqual(evaluate.tally(CORPUS, case, run, k=k)["disclosed"], len(found))
+        return found
+
+    def test_a_restricted_document_is_disclosed_in_the_top_k_or_when_cited(self):
+        rows = [
+            ((("rollback", "archive"), ()), ("archive",)),              # shown to the answer stage
+            ((("rollback", "checklist", "archive"), ()), ()),           # beyond the top 2
+            ((("rollback", "checklist", "archive"), (), 3), ("archive",)),
+            ((("rollback",), (("switch", ("archive",)),)), ("archive",)),  # cited, not retrieved
+            ((("rollback",), (("x", ("rollback", "launch")),)), ("launch",)),
+            (((), ()), ()),
+            ((("launch", "archive"), ()), ("archive", "launch")),       # in the order of restricted
+            ((("launch", "archive"), (), 2, ()), ()),                   # nothing restricted
+        ]
+        self.assertRows(self.disclosed, rows)
+
+    def test_a_disclosure_never_changes_the_six_values(self):
+        def unrestricted(name):
+            return {key: value for key, value in CASES[name].items() if key != "restricted"}
+
+        def all_else_restricted(name, system, k):
+            case = unrestricted(name)
+            case["restricted"] = tuple(doc for doc in CORPUS if doc not in case["relevant"])
+            return evaluate.evaluate(CORPUS, case, RUNS[name][system], k=k)
+        rows = [((name, system, k), evaluate.evaluate(CORPUS, unrestricted(name),
+                                                      RUNS[name][system], k=k))
+                for name in CASES for system in RUNS[name] for k in (1, 2, 3)]
+        self.assertRows(all_else_restricted, rows)
+
+    def test_disclosure_agrees_with_an_oracle_written_apart(self):
+        rng = random.Random(13)
+        documents = sorted(SWEEP_CORPUS)
+
+        def oracle_disclosed(restricted, retrieved, claims, k):
+            found = []
+            for doc_id in restricted:
+                cited = [claim for claim in claims if doc_id in claim[1]]
+                if doc_id in retrieved[:k] or cited:
+                    found.append(doc_id)
+            return tuple(found)
+
+        def random_inputs():
+            relevant = tuple(rng.sample(documents, rng.randint(0, 2)))
+            others = [doc_id for doc_id in documents if doc_id not in relevant]
+            restricted = tuple(rng.sample(others, rng.randint(0, len(others))))
+            support = {"p": relevant} if relevant else {}
+            retrieved = tuple(rng.sample(documents, rng.randint(0, 4)))
+            claims = tuple(("c%d" % index, tuple(rng.sample(documents + ["zeta"], rng.randint(0, 2))))
+                           for index in range(rng.randint(0, 3)))
+            case = {"relevant": relevant, "support": support, "restricted": restricted}
+            return case, {"retrieved": retrieved, "claims": claims}, rng.randint(1, 4)
+
+        def found(case, run, k):  # tally() counts what explain() names: see above
+            return evaluate.explain(SWEEP_CORPUS, case, run, k=k)["disclosed"]
+        rows = []
+        for trial in range(2000):
+            case, run, k = random_inputs()
+            rows.append(((case, run, k), oracle_disclosed(case["restricted"], run["retrieved"],
+                                                          run["claims"], k)))
+        self.assertRows(found, rows)
+        disclosing = len([row for row in rows if row[1]])
+        self.assertTrue(600 < disclosing < 1400, disclosing)  # both outcomes are common
 
 
 # --- Input rules --------------------------------------------------------------------
@@ -529,6 +699,21 @@ REJECTED = [
      "case[\"support\"]['switch']: source 'rollback' is not in case[\"relevant\"]"),
     ("relevant documents but no expected claim", inputs(case=case_with(support={})),
      "case[\"support\"]: expected claims for case[\"relevant\"] ('rollback', 'checklist'), got {}"),
+    # case["restricted"], when given: an ID tuple of corpus documents, none of them relevant.
+    ("restricted as a list", inputs(case=case_with(restricted=["archive"])),
+     "case[\"restricted\"]: expected a tuple, got ['archive']"),
+    ("unknown restricted document", inputs(case=case_with(restricted=("archive", "zeta"))),
+     "case[\"restricted\"]: unknown document 'zeta'"),
+    ("repeated restricted document", inputs(case=case_with(restricted=("archive", "archive"))),
+     "case[\"restricted\"]: repeated ID 'archive'"),
+    ("restricted ID with a capital", inputs(case=case_with(restricted=("Archive",))),
+     "case[\"restricted\"]: invalid ID 'Archive'" + ID_RULE),
+    ("a relevant document restricted", inputs(case=case_with(restricted=("archive", "checklist"))),
+     "case[\"restricted\"]: document 'checklist' is in case[\"relevant\"]"),
+    ("101 restricted documents", inputs(corpus=CORPUS_100, run={"retrieved": (), "claims": ()},
+                                        case=dict(CASES["region"], restricted=IDS_101)),
+     "case[\"restricted\"]: expected at most 100 IDs, got 101: "
+     "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
     # run: a dict with an ID tuple "retrieved" and a tuple of claims.
     ("run as None", inputs(run=None), "run: expected a dict, got None"),
     ("run as a dict subclass", inputs(run=Dict(retrieved=(), claims=())),
@@ -603,6 +788,11 @@ ACCEPTED = [
     ("other keys in case and run", inputs(case=case_with(question="?", notes=[1]),
                                           run=run_with(model="m1", answer="Roll back."))),
     ("text padded with whitespace", inputs(corpus=dict(CORPUS, archive="\n old \n"))),
+    ("nothing restricted", inputs(case=case_with(restricted=()))),
+    ("documents restricted that are not relevant",
+     inputs(case=case_with(restricted=("archive", "launch")))),
+    ("100 restricted documents", inputs(corpus=CORPUS_100, run={"retrieved": (), "claims": ()},
+                                        case=dict(CASES["region"], restricted=IDS_100))),
 ]
 
 
@@ -636,6 +826,7 @@ class InputRules(TestCase):
             lambda bad: inputs(case=case_with(relevant=(bad,))),
             lambda bad: inputs(case=case_with(support={bad: ("rollback",)})),
             lambda bad: inputs(case=case_with(support={"switch": (bad,)})),
+            lambda bad: inputs(case=case_with(restricted=(bad,))),
             lambda bad: inputs(run=run_with(retrieved=(bad,))),
             lambda bad: inputs(run=run_with(claims=((bad, ()),))),
             lambda bad: inputs(run=run_with(claims=(("switch", (bad,)),))),
@@ -683,6 +874,7 @@ class InputRules(TestCase):
                   lambda v: inputs(case=case_with(relevant=v)),
                   lambda v: inputs(case=case_with(support=v)),
                   lambda v: inputs(case=case_with(support={"switch": v})),
+                  lambda v: inputs(case=case_with(restricted=v)),
                   lambda v: inputs(run=run_with(retrieved=v)),
                   lambda v: inputs(run=run_with(claims=v)),
                   lambda v: inputs(run=run_with(claims=(v,))),
@@ -697,9 +889,10 @@ class InputRules(TestCase):
             return "scored" if list(result) == list(evaluate.METRICS) else result
         outcomes = collections.Counter(outcome(place, value)
                                        for place in range(len(places)) for value in odd)
-        # Eight are valid: the texts "a" and "A", an empty retrieval, no claims,
-        # a claim "a" (twice), no citations, and a citation outside the corpus.
-        self.assertEqual(outcomes, {"rejected": 252, "scored": 8})
+        # Nine are valid: the texts "a" and "A", nothing restricted, an empty
+        # retrieval, no claims, a claim "a" (twice), no citations, and a
+        # citation outside the corpus.
+        self.assertEqual(outcomes, {"rejected": 271, "scored": 9})
 
 
 class NoInputIsModified(TestCase):
@@ -839,9 +1032,23 @@ DEFECTS = {
 }
 
 
-def worked_checks_on_mutant(defect):
-    """Apply one defect to a copy of evaluate.py; return the worked checks' TestResult."""
-    original, replacement, _ = DEFECTS[defect]
+# defect: (text of evaluate.py, what replaces it, the function in which it raises)
+CRASHES = {
+    "ranks counted from 0":
+        ("enumerate(retrieved[:k], start=1)", "enumerate(retrieved[:k])", "reciprocal_rank"),
+    "precision over the documents returned, which may be none":
+        ('"k": k,', '"k": len(retrieved[:k]),', "scores"),
+    "coverage over the generated claims, which may be none":
+        ('counts["supported"] / counts["expected"]', 'counts["supported"] / counts["generated"]',
+         "scores"),
+    "support over the expected claims, which may be none":
+        ('counts["supported"] / counts["generated"]', 'counts["supported"] / counts["expected"]',
+         "scores"),
+}
+
+
+def worked_checks_on_mutant(original, replacement):
+    """Put one defect into a copy of evaluate.py; return the worked checks' TestResult."""
     with open(evaluate.__file__, encoding="utf-8") as file:
         source = file.read()
     if source.count(original) != 1:
@@ -856,28 +1063,32 @@ def worked_checks_on_mutant(defect):
 
 
 class MutationChecks(TestCase):
-    """Each defect, applied to a copy of evaluate.py, fails the worked check of its rule.
+    """Each defect, applied to a copy of evaluate.py, fails a worked check that shows it.
 
     A mutation tool that rewrites evaluate.py must deselect these (-k mutation).
     """
 
-    def setUp(self):
-        result = unittest.TestResult()
-        unittest.TestLoader().loadTestsFromTestCase(WorkedChecks).run(result)
-        if not result.wasSuccessful():  # a defect is in evaluate.py already: see the worked checks
-            self.skipTest("the worked checks fail on evaluate.py itself")
-
     def test_mutation_defects_fail_first_the_worked_check_of_their_rule(self):
         def first_failure_and_errors(defect):
-            result = worked_checks_on_mutant(defect)
+            result = worked_checks_on_mutant(*DEFECTS[defect][:2])
             return [test._testMethodName for test, _ in result.failures][:1], len(result.errors)
         rows = [((defect,), ([check], 0)) for defect, (_, _, check) in DEFECTS.items()]
         self.assertRows(first_failure_and_errors, rows)
 
+    def test_mutation_crashes_raise_in_a_worked_check_from_the_function_that_divides(self):
+        def function_that_raised(defect):
+            errors = worked_checks_on_mutant(*CRASHES[defect][:2]).errors
+            frames = [line.split()[-1] for line in errors[0][1].splitlines()
+                      if line.strip().startswith('File "evaluate_mutant.py"')] if errors else []
+            return frames[-1:]
+        rows = [((defect,), [function]) for defect, (_, _, function) in CRASHES.items()]
+        self.assertRows(function_that_raised, rows)
+
     def test_mutation_leaves_the_real_module_untouched(self):
         before = dict(vars(evaluate))
-        for defect in DEFECTS:
-            worked_checks_on_mutant(defect)
+        for table in (DEFECTS, CRASHES):  # one that fails and one that raises
+            original, replacement, _ = next(iter(table.values()))
+            worked_checks_on_mutant(original, replacement)
         self.assertEqual(dict(vars(evaluate)), before)
         self.assertIs(sys.modules["evaluate"], evaluate)
         result = unittest.TestResult()
@@ -893,7 +1104,7 @@ def runs_with(name, **systems):
 
 
 class ManyQuestions(TestCase):
-    """tally_system() scores every case of one system, and says which one a fault is in."""
+    """tally_system() scores every case of one system, and says where a fault is."""
 
     def test_tally_system_gives_each_case_its_tally_in_case_order(self):
         tallies = evaluate.tally_system(CORPUS, CASES, RUNS, "B", k=1)
@@ -926,8 +1137,81 @@ class ManyQuestions(TestCase):
              "runs: expected a dict, got []"),
             (("a system that is not a str", dict(corpus=CORPUS, cases=CASES, runs=RUNS, system=["A"])),
              "system: expected a str, got ['A']"),
+            (("k of 0", dict(corpus=CORPUS, cases=CASES, runs=RUNS, system="A", k=0)),
+             "k: expected an int from 1 to 100, got 0"),
         ]
         self.assertRows(lambda what, arguments: message_of(evaluate.tally_system, arguments), rows)
+
+    def test_a_fault_in_the_corpus_or_a_case_names_only_that(self):
+        def message(what, corpus=CORPUS, cases=CASES):
+            return message_of(evaluate.tally_system, dict(corpus=corpus, cases=cases, runs=RUNS,
+                                                          system="A"))
+        rows = [
+            (("a capital in a corpus ID", dict(CORPUS, Archive="Old notes.")),
+             "corpus: invalid ID 'Archive'" + ID_RULE),
+            (("a blank text", dict(CORPUS, archive=" ")),
+             "corpus['archive']: expected text with a non-whitespace character, got ' '"),
+            (("a corpus as a list", ["launch"]), "corpus: expected a dict, got ['launch']"),
+            (("a source outside relevant", CORPUS,
+              dict(CASES, owner=dict(CASES["owner"], support={"aurora": ("launch",)}))),
+             "case 'owner': case[\"support\"]['aurora']: source 'launch' is not in "
+             "case[\"relevant\"]"),
+            (("a relevant document restricted", CORPUS,
+              dict(CASES, owner=dict(CASES["owner"], restricted=("owners",)))),
+             "case 'owner': case[\"restricted\"]: document 'owners' is in case[\"relevant\"]"),
+        ]
+        self.assertRows(message, rows)
+
+    def test_a_corpus_larger_than_one_question_allows_is_checked_once(self):
+        corpus = dict(CORPUS, **{"n%d" % index: "A note." for index in range(100000)})
+        self.assertEqual(evaluate.tally_system(corpus, CASES, RUNS, "B"), fixture_tallies("B"))
+        self.assertEqual(message_of(evaluate.tally_system,
+                                    dict(corpus=dict(corpus, n7=""), cases=CASES, runs=RUNS,
+                                         system="B")),
+                         "corpus['n7']: expected text with a non-whitespace character, got ''")
+
+    def test_explain_system_explains_each_case_at_the_default_cutoff_of_two(self):
+        third = {"retrieved": ("rollback", "archive", "checklist"),
+                 "claims": (("smoke", ("checklist",)),)}  # checklist is third
+        runs = runs_with("rollback", A=RUNS["rollback"]["A"], B=third)
+        explained = evaluate.explain_system(CORPUS, CASES, runs, "B")
+        self.assertEqual(explained, {name: evaluate.explain(CORPUS, CASES[name], runs[name]["B"])
+                                     for name in CASES})
+        self.assertEqual(explained["rollback"]["claims"], (("smoke", "outside the top k"),))
+
+    def test_a_shared_corpus_may_hold_up_to_a_million_documents(self):
+        self.assertEqual(evaluate.MAX_DOCUMENTS, 10 ** 6)  # as the README says
+        six = {"d%d" % index: "A note." for index in range(6)}
+
+        def message(limit):
+            with patched(MAX_DOCUMENTS=limit):
+                return message_of(evaluate.tally_system,
+                                  dict(corpus=six, cases={}, runs={}, system="A"))
+        rows = [((6,), None),
+                ((5,), "corpus: expected at most 5 IDs, got 6: ('d0', 'd1', 'd2', 'd3', 'd4', "
+                       "'d5')")]
+        self.assertRows(message, rows)
+
+    def test_each_result_equals_evaluate_with_the_corpus_cut_down_to_what_it_names(self):
+        corpus = dict(CORPUS, **{"n%d" % index: "A note." for index in range(300)})
+        runs = runs_with("owner", A={"retrieved": ("n1", "owners", "n2"),
+                                     "claims": (("aurora", ("owners", "n250")),)},
+                         B={"retrieved": ("n299",), "claims": (("aurora", ("zeta",)),)})
+
+        def cut_down(name, system):
+            case, run = CASES[name], runs[name][system]
+            named = set(case["relevant"]) | set(case.get("restricted", ())) | set(run["retrieved"])
+            for claim_id, citations in run["claims"]:
+                named.update(citations)
+            # A corpus is never empty: where nothing is named, any one document will do.
+            small = {doc_id: corpus[doc_id] for doc_id in named if doc_id in corpus} or {
+                "launch": corpus["launch"]}
+            return (evaluate.tally(small, case, run, k=3), evaluate.explain(small, case, run, k=3))
+        for system in "AB":
+            tallies = evaluate.tally_system(corpus, CASES, runs, system, k=3)
+            why = evaluate.explain_system(corpus, CASES, runs, system, k=3)
+            rows = [((name, system), (tallies[name], why[name])) for name in CASES]
+            self.assertRows(cut_down, rows)
 
     def test_runs_of_other_systems_are_ignored(self):
         runs = runs_with("owner", C={"retrieved": "not even a tuple"}, **RUNS["owner"])
@@ -935,8 +1219,6 @@ class ManyQuestions(TestCase):
 
 
 # --- Comparing systems --------------------------------------------------------------
-
-ANSWERABLE = ("launch", "rollback", "owner")
 
 
 def values_of(system, metric, names):
@@ -950,7 +1232,7 @@ def with_scores(**changes):
     return dict(dict.fromkeys(evaluate.METRICS), **changes)
 
 
-# The comparison of A and B on the four questions.
+# The comparison of A and B on the four original questions.
 EXPECTED_SLICES = {"answerable": ["launch", "rollback", "owner"], "unanswerable": ["region"]}
 EXPECTED_MEANS = {
     # metric: (mean, averaged, total) for A, then for B, over the answerable slice
@@ -969,7 +1251,7 @@ class Comparison(TestCase):
     """Slices, declared aggregates and per-question changes from A to B."""
 
     def test_slices_part_answerable_from_unanswerable_questions(self):
-        self.assertSnapshot(evaluate.slices(fixture_tallies("A")), EXPECTED_SLICES,
+        self.assertSnapshot(evaluate.slices(fixture_tallies("A", FOUR)), EXPECTED_SLICES,
                             "EXPECTED_SLICES")
 
     def test_macro_mean_skips_na_and_counts_what_it_averaged(self):
@@ -983,7 +1265,7 @@ class Comparison(TestCase):
         self.assertRows(evaluate.macro_mean, rows)
 
     def test_answerable_slice_macro_means_match_the_comparison(self):
-        answerable = evaluate.slices(fixture_tallies("A"))["answerable"]
+        answerable = evaluate.slices(fixture_tallies("A", FOUR))["answerable"]
         means = {metric: tuple(evaluate.macro_mean(values_of(system, metric, answerable))
                                for system in "AB") for metric in EXPECTED_MEANS}
         self.assertSnapshot(means, EXPECTED_MEANS, "EXPECTED_MEANS")
@@ -1009,15 +1291,18 @@ class Comparison(TestCase):
         self.assertEqual(evaluate.macro_mean(iter([0.5, None])), (0.5, 1, 2))
         tallies = iter([fixture_tallies("B")[name] for name in ANSWERABLE])
         self.assertEqual(evaluate.pooled_support(tallies), (4, 5, 0.8))
-        self.assertEqual(evaluate.correct_abstentions(iter(fixture_tallies("B").values())), (1, 1))
+        self.assertEqual(evaluate.correct_abstentions(iter(fixture_tallies("B", FOUR).values())),
+                         (1, 1))
 
     def test_pooled_support_without_claims_is_na(self):
         self.assertEqual(evaluate.pooled_support([fixture_tallies("B")["region"]]), (0, 0, None))
         self.assertEqual(evaluate.pooled_support([]), (0, 0, None))
 
     def test_correct_abstentions_count_only_unanswerable_questions(self):
-        self.assertEqual(evaluate.correct_abstentions(list(fixture_tallies("A").values())), (0, 1))
-        self.assertEqual(evaluate.correct_abstentions(list(fixture_tallies("B").values())), (1, 1))
+        self.assertEqual(evaluate.correct_abstentions(list(fixture_tallies("A", FOUR).values())),
+                         (0, 1))
+        self.assertEqual(evaluate.correct_abstentions(list(fixture_tallies("B", FOUR).values())),
+                         (1, 1))
         empty_answer = evaluate.tally(CORPUS, CASE, {"retrieved": (), "claims": ()})
         self.assertEqual(evaluate.correct_abstentions([empty_answer]), (0, 0))
         self.assertEqual(evaluate.correct_abstentions([]), (0, 0))
@@ -1048,8 +1333,8 @@ class Comparison(TestCase):
         self.assertEqual(evaluate.verdict(after, before), "unchanged")
 
     def test_fixture_verdicts_show_the_regression_behind_better_averages(self):
-        before, after = fixture_scores("A"), fixture_scores("B")
-        verdicts = {name: evaluate.verdict(before[name], after[name]) for name in CASES}
+        before, after = fixture_scores("A", FOUR), fixture_scores("B", FOUR)
+        verdicts = {name: evaluate.verdict(before[name], after[name]) for name in FOUR}
         verdicts["totals"] = evaluate.verdict_totals(verdicts.values())
         self.assertSnapshot(verdicts, EXPECTED_VERDICTS, "EXPECTED_VERDICTS")
 
@@ -1066,10 +1351,11 @@ class Comparison(TestCase):
 
 # --- Deciding: the acceptance policy --------------------------------------------------
 
-def counts(relevant=1, hits=1, first_hit=1, generated=1, supported=1, expected=1):
+def counts(relevant=1, hits=1, first_hit=1, generated=1, supported=1, expected=1, disclosed=0):
     """Return a tally at k=2 with these counts; by default a perfect answerable question."""
     return {"relevant": relevant, "k": 2, "hits": hits, "first_hit": first_hit,
-            "generated": generated, "supported": supported, "expected": expected}
+            "generated": generated, "supported": supported, "expected": expected,
+            "disclosed": disclosed}
 
 
 ABSTAINED = counts(relevant=0, hits=0, first_hit=None, generated=0, supported=0, expected=0)
@@ -1086,9 +1372,12 @@ def lenient(**rules):
     return dict(LENIENT, **rules)
 
 
+DISCLOSED_ARCHIVE = ("disclosure", "owner", "1 restricted document in the top k or cited")
+
 EXPECTED_POLICY_A = {
     "accepted": False,
-    "broken": [("min_coverage", "owner", "coverage 0.00, minimum 1.00"),
+    "broken": [DISCLOSED_ARCHIVE,
+               ("min_coverage", "owner", "coverage 0.00, minimum 1.00"),
                ("unsupported_budget", "answerable", "1 unsupported claim, budget 0"),
                ("unsupported_budget", "unanswerable", "1 unsupported claim, budget 0"),
                ("must_abstain", "region", "answered with 1 claim")],
@@ -1097,7 +1386,8 @@ EXPECTED_POLICY_A = {
 
 EXPECTED_POLICY_B_AGAINST_A = {
     "accepted": False,
-    "broken": [("critical", "launch", "regressed: support 1.00 -> 0.50"),
+    "broken": [DISCLOSED_ARCHIVE,
+               ("critical", "launch", "regressed: support 1.00 -> 0.50"),
                ("unsupported_budget", "answerable", "1 unsupported claim, budget 0")],
     "held": [("critical", "owner", "improved"),
              ("min_coverage", "launch", "coverage 1.00, minimum 1.00"),
@@ -1115,11 +1405,12 @@ class Policy(TestCase):
                                         "must_abstain"])
 
     def test_a_alone_breaks_four_rules(self):
-        judged = evaluate.check_policy(POLICY, fixture_tallies("A"))
+        judged = evaluate.check_policy(POLICY, fixture_tallies("A", FOUR))
         self.assertSnapshot(judged, EXPECTED_POLICY_A, "EXPECTED_POLICY_A")
 
     def test_b_against_a_breaks_two_rules_both_about_the_unlabelled_bonus_claim(self):
-        judged = evaluate.check_policy(POLICY, fixture_tallies("B"), fixture_tallies("A"))
+        judged = evaluate.check_policy(POLICY, fixture_tallies("B", FOUR),
+                                       fixture_tallies("A", FOUR))
         self.assertSnapshot(judged, EXPECTED_POLICY_B_AGAINST_A, "EXPECTED_POLICY_B_AGAINST_A")
 
     def test_each_rule_is_held_or_broken_by_its_numbers(self):
@@ -1266,8 +1557,130 @@ class Policy(TestCase):
         ]
         self.assertRows(message, rows)
 
+    def test_a_disclosure_is_broken_whatever_the_policy_says(self):
+        def disclosures(policy, candidate, baseline=None):
+            judged = evaluate.check_policy(policy, candidate, baseline)
+            return judged["accepted"], [finding for finding in judged["broken"]
+                                        if finding[0] == "disclosure"]
+        disclosing = {"q": counts(disclosed=2), "r": dict(ABSTAINED, disclosed=1)}
+        found = [("disclosure", "q", "2 restricted documents in the top k or cited"),
+                 ("disclosure", "r", "1 restricted document in the top k or cited")]
+        rows = [
+            ((LENIENT, disclosing), (False, found)),                   # no baseline needed
+            ((LENIENT, disclosing, disclosing), (False, found)),       # a baseline's excuses nothing
+            ((lenient(critical=("q",)), disclosing, QUESTIONS), (False, found)),
+            ((LENIENT, {"q": counts(disclosed=1)}),
+             (False, [("disclosure", "q", "1 restricted document in the top k or cited")])),
+            ((LENIENT, QUESTIONS, disclosing), (True, [])),            # only the candidate's count
+        ]
+        self.assertRows(disclosures, rows)
 
-# --- Deciding: the exact paired test ----------------------------------------------------
+    def test_a_candidate_that_discloses_is_never_accepted(self):
+        rng = random.Random(3)
+
+        def random_tally():
+            relevant = rng.randint(0, 3)
+            hits = rng.randint(0, min(2, relevant))
+            expected = rng.randint(1, 3) if relevant else 0
+            generated = rng.randint(0, 3)
+            return counts(relevant=relevant, hits=hits, first_hit=1 if hits else None,
+                          generated=generated, expected=expected,
+                          supported=rng.randint(0, min(generated, expected)),
+                          disclosed=rng.choice((0, 0, 0, 1, 2)))
+        rows = []
+        for trial in range(300):
+            candidate = {"q%d" % index: random_tally() for index in range(rng.randint(1, 4))}
+            disclosed = any(tally["disclosed"] for tally in candidate.values())
+            rows.append(((candidate,), not disclosed))
+        self.assertRows(lambda candidate: evaluate.check_policy(LENIENT, candidate)["accepted"],
+                        rows)
+
+
+# (what is wrong, the tally): the message check_policy() raises for it as a candidate
+TALLY_FAULTS = [
+    ("supported above generated", counts(generated=1, supported=2, expected=2),
+     'candidate[\'q\']["supported"]: expected an int from 0 to 1, got 2'),
+    ("claims supported but none expected", counts(expected=0),
+     'candidate[\'q\']["expected"]: expected an int from 1 to 100, got 0'),
+    ("claims expected of an unanswerable question", dict(ABSTAINED, expected=1),
+     'candidate[\'q\']["expected"]: expected an int from 0 to 0, got 1'),
+    ("hits above k", counts(relevant=3, hits=3), 'candidate[\'q\']["hits"]: '
+     "expected an int from 0 to 2, got 3"),
+    ("hits above relevant", counts(hits=2), 'candidate[\'q\']["hits"]: '
+     "expected an int from 0 to 1, got 2"),
+    ("a first hit with no hits", counts(hits=0), 'candidate[\'q\']["first_hit"]: '
+     "expected None with no hits, got 1"),
+    ("no first hit with hits", counts(first_hit=None), 'candidate[\'q\']["first_hit"]: '
+     "expected an int from 1 to 2, got None"),
+    ("a first hit with no room for the others", counts(relevant=2, hits=2, first_hit=2),
+     'candidate[\'q\']["first_hit"]: expected an int from 1 to 1, got 2'),
+    ("k of 0", dict(counts(), k=0), 'candidate[\'q\']["k"]: expected an int from 1 to 100, got 0'),
+    ("a count as text", counts(generated="1"),
+     'candidate[\'q\']["generated"]: expected an int from 0 to 100, got \'1\''),
+    ("True as a count", counts(relevant=True),
+     'candidate[\'q\']["relevant"]: expected an int from 0 to 100, got True'),
+    ("a count beyond any float", counts(disclosed=10 ** 400),
+     'candidate[\'q\']["disclosed"]: expected an int from 0 to 100, got ' + "1" + "0" * 76 + "..."),
+    ("a negative disclosure count", counts(disclosed=-1),
+     'candidate[\'q\']["disclosed"]: expected an int from 0 to 100, got -1'),
+    ("keys out of order", dict(reversed(list(counts().items()))),
+     "candidate['q']: expected a tally, got {'disclosed': 0, 'expected': 1, 'supported': 1, "
+     "'generated': 1, 'first_hit': ..."),
+]
+
+
+class HandMadeTallies(TestCase):
+    """check_policy() checks every count of a tally it did not make, and names it."""
+
+    def test_each_fault_in_a_tally_raises_an_exact_message(self):
+        rows = [((what, tally), message) for what, tally, message in TALLY_FAULTS]
+        self.assertRows(lambda what, tally: message_of(
+            evaluate.check_policy, dict(policy=LENIENT, candidate={"q": tally})), rows)
+
+    def test_nearest_valid_tallies_are_accepted(self):
+        rows = [((tally,), None) for tally in [
+            counts(), ABSTAINED, counts(relevant=100, hits=2, first_hit=1, expected=100),
+            counts(relevant=2, hits=2, first_hit=1), counts(generated=100, supported=1),
+            counts(relevant=3, hits=1, first_hit=2), counts(disclosed=100),
+            dict(counts(), k=100), dict(counts(relevant=100, hits=100, expected=1), k=100)]]
+        self.assertRows(lambda tally: message_of(evaluate.check_policy,
+                                                 dict(policy=LENIENT, candidate={"q": tally})),
+                        rows)
+
+    def test_odd_values_in_every_count_raise_only_evaluation_errors(self):
+        odd = [None, True, False, -1, 0, 1, 2, 101, 10 ** 400, 1.0, float("nan"), "1", (), [],
+               {}, (1,), BrokenRepr(), object()]
+
+        def outcome(key, value):
+            tally = dict(counts(), **{key: value})
+            try:
+                evaluate.check_policy(LENIENT, {"q": tally}, {"q": counts()})
+            except EvaluationError as error:
+                return "rejected" if "candidate['q']" in str(error) else str(error)
+            return "accepted"
+        outcomes = collections.Counter(outcome(key, value)
+                                       for key in evaluate.TALLY_KEYS for value in odd)
+        # Sixteen are valid, on a question with one relevant document, a hit at
+        # rank 1 of k=2 and one supported claim of one expected: 1 for every
+        # count; 2 for relevant, k, first_hit, generated, expected and disclosed;
+        # 0 for supported and disclosed (not for generated: 1 claim is supported).
+        self.assertEqual(outcomes, {"accepted": 16, "rejected": 8 * len(odd) - 16})
+
+
+# --- Deciding: the paired test --------------------------------------------------------
+
+@contextlib.contextmanager
+def patched(**limits):
+    """Set some of evaluate's limits for the duration of a with block."""
+    saved = {name: getattr(evaluate, name) for name in limits}
+    try:
+        for name, value in limits.items():
+            setattr(evaluate, name, value)
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(evaluate, name, value)
+
 
 def brute_force_paired(before, after):
     """paired_test() by trying every sign assignment, in fractions, apart from evaluate.py.
@@ -1295,7 +1708,8 @@ def brute_force_paired(before, after):
             "wins": len([d for d in differences if d > 0]), "ties": len(differences) - len(nonzero),
             "losses": len([d for d in differences if d < 0]),
             "p": Fraction(extreme, 2 ** len(nonzero)),
-            "min_p": Fraction(1, 2 ** (len(nonzero) - 1)) if nonzero else Fraction(1)}
+            "min_p": Fraction(1, 2 ** (len(nonzero) - 1)) if nonzero else Fraction(1),
+            "method": "exact", "samples": None}
 
 
 def random_paired_values(rng, questions):
@@ -1318,18 +1732,20 @@ def random_paired_values(rng, questions):
     return floats, exact
 
 
+EXACT = {"method": "exact", "samples": None}
+
 # (metric): paired_test() of B against A on the answerable questions
 EXPECTED_PAIRED = {
     "precision": {"questions": 3, "left_out": 0, "mean": 1 / 6, "wins": 1, "ties": 2,
-                  "losses": 0, "p": 1, "min_p": 1},
+                  "losses": 0, "p": 1, "min_p": 1, **EXACT},
     "recall": {"questions": 3, "left_out": 0, "mean": 1 / 6, "wins": 1, "ties": 2,
-               "losses": 0, "p": 1, "min_p": 1},
+               "losses": 0, "p": 1, "min_p": 1, **EXACT},
     "rr": {"questions": 3, "left_out": 0, "mean": 1 / 6, "wins": 1, "ties": 2,
-           "losses": 0, "p": 1, "min_p": 1},
+           "losses": 0, "p": 1, "min_p": 1, **EXACT},
     "support": {"questions": 3, "left_out": 0, "mean": 1 / 6, "wins": 1, "ties": 1,
-                "losses": 1, "p": 1, "min_p": Fraction(1, 2)},
+                "losses": 1, "p": 1, "min_p": Fraction(1, 2), **EXACT},
     "coverage": {"questions": 3, "left_out": 0, "mean": 0.5, "wins": 2, "ties": 1,
-                 "losses": 0, "p": Fraction(1, 2), "min_p": Fraction(1, 2)},
+                 "losses": 0, "p": Fraction(1, 2), "min_p": Fraction(1, 2), **EXACT},
 }
 
 
@@ -1369,10 +1785,10 @@ class PairedTest(TestCase):
         tested = evaluate.paired_test({"a": None, "b": (None, None), "c": 0.5, "d": (0.0, None)},
                                       {"a": 1.0, "b": 1.0, "c": None, "d": (None, 1.0)})
         self.assertEqual(tested, {"questions": 1, "left_out": 3, "mean": 1.0, "wins": 1,
-                                  "ties": 0, "losses": 0, "p": 1, "min_p": 1})
+                                  "ties": 0, "losses": 0, "p": 1, "min_p": 1, **EXACT})
         self.assertEqual(evaluate.paired_test({"a": None}, {"a": None}), {
             "questions": 0, "left_out": 1, "mean": None, "wins": 0, "ties": 0, "losses": 0,
-            "p": 1, "min_p": 1})
+            "p": 1, "min_p": 1, **EXACT})
         self.assertEqual(evaluate.paired_test({}, {})["p"], 1)
 
     def test_differences_are_compared_as_exact_fractions(self):
@@ -1394,28 +1810,56 @@ class PairedTest(TestCase):
         self.assertEqual((tested["wins"], tested["ties"], tested["losses"]), (1, 1, 1))
         self.assertEqual((tested["p"], tested["min_p"]), (1, Fraction(1, 2)))
 
-    def test_the_step_limit_is_inclusive(self):
-        # Differences 0.5, 1 and -0.5 are 1, 2 and -1 in halves: the observed sum is 2 of a
-        # total 4, so sums of 0 to (4 - 2) / 2 = 1 are counted for 3 sizes: 6 steps.
-        before, after = {"a": 0, "b": 0, "c": 0.5}, {"a": 0.5, "b": 1, "c": 0}
-        saved = evaluate.MAX_COUNTING_STEPS
-        try:
-            evaluate.MAX_COUNTING_STEPS = 6
-            self.assertEqual(evaluate.paired_test(before, after)["p"], Fraction(3, 4))
-            evaluate.MAX_COUNTING_STEPS = 5
-            with self.assertRaises(EvaluationError):
-                evaluate.paired_test(before, after)
-        finally:
-            evaluate.MAX_COUNTING_STEPS = saved
+    def test_the_limits_are_those_the_readme_gives(self):
+        self.assertEqual((evaluate.MAX_LISTED, evaluate.MAX_COUNTING_STEPS, evaluate.SAMPLES),
+                         (36, 22 * 10 ** 6, 12000))
 
-    def test_counting_that_would_take_too_long_stops_with_an_error(self):
+    def test_each_way_of_finding_p_applies_where_it_fits(self):
+        # Differences 0.5, 1 and -0.5 are 1, 2 and -1 in halves: the observed sum is 2 of a
+        # total 4, so counting takes sums of 0 to (4 - 2) / 2 = 1 for 3 sizes: 6 steps.
+        before, after = {"a": 0, "b": 0, "c": 0.5}, {"a": 0.5, "b": 1, "c": 0}
+
+        def method(listed, steps):
+            with patched(MAX_LISTED=listed, MAX_COUNTING_STEPS=steps):
+                tested = evaluate.paired_test(before, after)
+            return tested["method"], tested["samples"], tested["p"] == Fraction(3, 4)
+        rows = [((3, 0), ("exact", None, True)),     # 3 moved: listed
+                ((2, 6), ("exact", None, True)),     # too many to list, but 6 steps count
+                ((2, 5), ("sampled", 12000, False))]  # neither fits: sampled
+        self.assertRows(method, rows)
+
+    def test_a_sampled_p_lies_within_sampling_error_of_the_exact_p(self):
+        rng = random.Random(7)
+        for trial in range(2):
+            after = {"q%d" % index: rng.choice((-2, -1, 1, 2, 3)) / 4 for index in range(40)}
+            before = dict.fromkeys(after, 0)
+            exact = evaluate.paired_test(before, after)  # 40 moved, in quarters: counted
+            with patched(MAX_LISTED=0, MAX_COUNTING_STEPS=0):
+                sampled = evaluate.paired_test(before, after)
+            error = (float(exact["p"]) * (1 - float(exact["p"])) / 12000) ** 0.5
+            with self.subTest(trial=trial, exact=float(exact["p"]), sampled=float(sampled["p"])):
+                self.assertEqual((exact["method"], sampled["method"]), ("exact", "sampled"))
+                self.assertLessEqual(abs(float(sampled["p"]) - float(exact["p"])),
+                                     4 * error + 1 / 12001)
+
+    def test_many_moved_questions_with_no_small_unit_are_sampled_the_same_way_each_time(self):
         # Floats that are no simple fraction, half of them wins and half losses.
         after = {"q%d" % index: (-1) ** index * 0.123456789 * index for index in range(40)}
-        with self.assertRaises(EvaluationError) as caught:
-            evaluate.paired_test(dict.fromkeys(after, 0.0), after)
-        self.assertRegex(str(caught.exception), r"^paired_test: exact counting would take \d+ "
-                         r"steps, more than 22000000; compare fewer questions, or values with "
-                         r"smaller denominators$")
+        first = evaluate.paired_test(dict.fromkeys(after, 0.0), after)
+        self.assertEqual((first["method"], first["samples"]), ("sampled", 12000))
+        # (1 + c) / (1 + 12000), the same on every run and every CPython: the
+        # draws come from a fixed seed, so this exact value is pinned.
+        self.assertEqual(first["p"], Fraction(10572, 12001))
+        self.assertEqual(evaluate.paired_test(dict.fromkeys(after, 0.0), after), first)
+
+    def test_few_moved_questions_are_exact_whatever_their_values(self):
+        # 3162/3163 and 3468/3469 have no small common unit; with two questions
+        # moved, listing their four sign assignments is exact.
+        tested = evaluate.paired_test({"a": 0, "b": 0}, {"a": 3162 / 3163, "b": -3468 / 3469})
+        self.assertEqual((tested["p"], tested["method"]), (1, "exact"))
+        after = {"q%d" % index: 1 / (index + 7) for index in range(20)}
+        tested = evaluate.paired_test(dict.fromkeys(after, 0), after)  # 20 wins
+        self.assertEqual((tested["p"], tested["method"]), (Fraction(2, 2 ** 20), "exact"))
 
     def test_each_fault_in_the_values_raises_an_exact_message(self):
         def message(before, after):
@@ -1441,6 +1885,9 @@ class PairedTest(TestCase):
             (({"a": ()}, {"a": 0.5}), "before['a']: expected at least one run, got ()"),
             (({"a": Fraction(1, 2)}, {"a": 0.5}),
              "before['a']: expected a number, None or a tuple of them, got Fraction(1, 2)"),
+            (({"a": 0}, {"a": (0.5, -10 ** 309)}),  # beyond the largest float
+             "after['a']: expected a number, None or a tuple of them, got (0.5, -1" + "0" * 69
+             + "..."),
         ]
         self.assertRows(message, rows)
 
@@ -1452,9 +1899,17 @@ class PairedTest(TestCase):
             (({"a": (None, 0.5)}, {"a": 0.5}), 1),        # an n/a run is skipped
             (({"a": (None,)}, {"a": 0.5}), 0),            # all n/a: left out
             (({"a": 1, "b": 2}, {"b": 2, "a": 1}), 2),    # the same questions in another order
+            (({"a": -1.7976931348623157e308}, {"a": 10 ** 308}), 1),  # within a float's range
         ]
         self.assertRows(lambda before, after: evaluate.paired_test(before, after)["questions"],
                         rows)
+
+    def test_a_mean_beyond_every_float_is_an_infinity(self):
+        largest = 1.7976931348623157e308
+        self.assertEqual(evaluate.paired_test({"a": -largest}, {"a": largest})["mean"],
+                         float("inf"))
+        self.assertEqual(evaluate.paired_test({"a": largest}, {"a": -largest})["mean"],
+                         float("-inf"))
 
     def test_values_are_left_unchanged(self):
         before, after = {"a": (0.1, None), "b": 0.5}, {"a": 0.2, "b": (0.5, 0.75)}
@@ -1465,17 +1920,23 @@ class PairedTest(TestCase):
 
 # --- The demo -----------------------------------------------------------------------
 
-EXPECTED_TABLE = """\
-case system | P@2 R@2 RR@2 support coverage abstention
-launch A | 0.50 1.00 1.00 1.00 1.00 n/a
-launch B | 0.50 1.00 1.00 0.50 1.00 n/a
-rollback A | 0.50 0.50 1.00 1.00 0.50 n/a
-rollback B | 1.00 1.00 1.00 1.00 1.00 n/a
-owner A | 0.50 1.00 0.50 0.00 0.00 n/a
-owner B | 0.50 1.00 1.00 1.00 1.00 n/a
-region A | n/a n/a n/a 0.00 n/a no
-region B | n/a n/a n/a n/a n/a yes
-"""
+def table_text(rows):
+    """Return the table demo.py prints for rows of EXPECTED_SCORES, formatted apart from it."""
+    def shown(value):
+        if value is None:
+            return "n/a"
+        if type(value) is bool:
+            return "yes" if value else "no"
+        return "%.2f" % value
+    lines = ["case system | P@2 R@2 RR@2 support coverage abstention"]
+    lines += ["%s %s | %s" % (name, system, " ".join(map(shown, values)))
+              for (name, system), values in rows]
+    return "\n".join(lines) + "\n"
+
+
+# The four original questions, as demo.py prints them.
+EXPECTED_TABLE = table_text((pair, EXPECTED_SCORES[pair]) for pair in
+                            [(name, system) for name in FOUR for system in "AB"])
 
 EXPECTED_SUMMARY = EXPECTED_TABLE + """\
 
@@ -1507,22 +1968,29 @@ region: improved (abstention no -> yes; not judged: support 0.00 -> n/a)
 totals: 3 improved, 1 regressed, 0 mixed, 0 unchanged
 
 paired sign-flip test from A to B on the answerable slice (each question is one pair)
-P@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1, smallest possible 1
-R@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1, smallest possible 1
-RR@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1, smallest possible 1
-support | mean +0.17 (3 of 3) | wins 1, ties 1, losses 1 | p = 1, smallest possible 1/2
-coverage | mean +0.50 (3 of 3) | wins 2, ties 1, losses 0 | p = 1/2, smallest possible 1/2
-with 3 questions the smallest possible two-sided p is 0.25, so no difference can reach p < 0.05
+P@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1 (exact), at least 1 with 1 moved
+R@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1 (exact), at least 1 with 1 moved
+RR@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1 (exact), at least 1 with 1 moved
+support | mean +0.17 (3 of 3) | wins 1, ties 1, losses 1 | p = 1 (exact), at least 1/2 with 2 moved
+coverage | mean +0.50 (3 of 3) | wins 2, ties 1, losses 0 | p = 1/2 (exact), at least 1/2 with 2 \
+moved
+with 3 questions, p is at least 1/4 even if all of them moved, so no difference can reach p < 0.05
+
+restricted documents disclosed (in the top k or cited); no score and no policy can excuse one
+A | owner: archive
+B | owner: archive
 
 acceptance policy, declared in fixtures.py before any run was seen
 (python demo.py --explain shows why each unsupported claim is unsupported)
+A alone | broken disclosure owner (1 restricted document in the top k or cited)
 A alone | broken min_coverage owner (coverage 0.00, minimum 1.00)
 A alone | broken unsupported_budget answerable (1 unsupported claim, budget 0)
 A alone | broken unsupported_budget unanswerable (1 unsupported claim, budget 0)
 A alone | broken must_abstain region (answered with 1 claim)
 A alone | held min_coverage launch (coverage 1.00, minimum 1.00)
 A alone | not checked: critical (no baseline to compare with)
-decision for A alone: not accepted (4 broken, 1 held)
+decision for A alone: not accepted (5 broken, 1 held)
+B against A | broken disclosure owner (1 restricted document in the top k or cited)
 B against A | broken critical launch (regressed: support 1.00 -> 0.50)
 B against A | broken unsupported_budget answerable (1 unsupported claim, budget 0)
 B against A | held critical owner (improved)
@@ -1530,20 +1998,35 @@ B against A | held min_coverage launch (coverage 1.00, minimum 1.00)
 B against A | held min_coverage owner (coverage 1.00, minimum 1.00)
 B against A | held unsupported_budget unanswerable (0 unsupported claims, budget 0)
 B against A | held must_abstain region (abstained)
-decision for B against A: not accepted (2 broken, 5 held)
+decision for B against A: not accepted (3 broken, 5 held)
 """
 
 EXPECTED_EXPLAIN = EXPECTED_TABLE + """\
 
-each unsupported claim with the first rule it breaks, and each expected claim left uncovered
+each unsupported claim with the first rule it breaks, each expected claim left uncovered, and \
+each restricted document disclosed
 launch B | claim bonus unsupported: no label
 rollback A | expected claim smoke not covered
 owner A | claim aurora unsupported: not a labelled source
 owner A | expected claim aurora not covered
+owner A | restricted document archive disclosed
+owner B | restricted document archive disclosed
 region A | claim region unsupported: no label
 """
 
-USAGE = "usage: python demo.py [--summary | --explain]\n"
+USAGE = "usage: python demo.py [--summary | --explain] [--data FILE.json]\n"
+
+
+def four_questions(**changes):
+    """Return the demo's fixture data cut down to the four original questions."""
+    four = dict(demo.fixture_data(), cases={name: CASES[name] for name in FOUR},
+                runs={name: RUNS[name] for name in FOUR})
+    return dict(four, **changes)
+
+
+def report_text(data, option=None):
+    """Return what demo.py prints for some data and option."""
+    return "\n".join(demo.report(data, option)) + "\n"
 
 
 def demo_output(*arguments, runs=RUNS):
@@ -1561,12 +2044,17 @@ class Demo(TestCase):
     """python demo.py prints the per-question table, byte for byte, and more on request."""
 
     def test_demo_prints_the_exact_table_from_any_folder(self):
+        pairs = [(name, system) for name in CASES for system in "AB"]
+        missing = [pair for pair in pairs if pair not in EXPECTED_SCORES]
+        if missing:
+            self.skipTest("EXPECTED_SCORES has no row for %s yet" % ", ".join(map(repr, missing)))
         process = subprocess.run([sys.executable, os.path.join(HERE, "demo.py")],
                                  cwd=os.path.dirname(HERE), stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE)
+        expected = table_text((pair, EXPECTED_SCORES[pair]) for pair in pairs)
         self.assertEqual(process.stderr, b"")
-        self.assertSnapshot(process.stdout.decode("ascii"), EXPECTED_TABLE, "EXPECTED_TABLE")
-        self.assertEqual(process.stdout, EXPECTED_TABLE.encode("ascii"))  # line ends too
+        self.assertSnapshot(process.stdout.decode("ascii"), expected, "EXPECTED_SCORES")
+        self.assertEqual(process.stdout, expected.encode("ascii"))  # line ends too
         self.assertEqual(process.returncode, 0)
 
     def test_demo_prints_a_row_for_every_case_and_system(self):
@@ -1574,22 +2062,27 @@ class Demo(TestCase):
         rows = [line.split(" | ")[0] for line in out.splitlines()[1:]]
         self.assertEqual(rows, ["%s %s" % (name, system) for name in CASES for system in "AB"])
 
+    def test_the_four_original_questions_print_their_table(self):
+        self.assertSnapshot(report_text(four_questions()), EXPECTED_TABLE, "EXPECTED_SCORES")
+
     def test_summary_prints_the_table_then_the_comparison_and_the_decision(self):
-        status, out, err = demo_output("--summary")
-        self.assertEqual((status, err), (0, ""))
-        self.assertSnapshot(out, EXPECTED_SUMMARY, "EXPECTED_SUMMARY")
+        self.assertSnapshot(report_text(four_questions(), "--summary"), EXPECTED_SUMMARY,
+                            "EXPECTED_SUMMARY")
 
     def test_explain_prints_the_table_then_each_unsupported_claim(self):
-        status, out, err = demo_output("--explain")
-        self.assertEqual((status, err), (0, ""))
-        self.assertSnapshot(out, EXPECTED_EXPLAIN, "EXPECTED_EXPLAIN")
+        self.assertSnapshot(report_text(four_questions(), "--explain"), EXPECTED_EXPLAIN,
+                            "EXPECTED_EXPLAIN")
+
+    def test_options_print_after_the_table_without_errors(self):
+        rows = [((option,), (0, "")) for option in ("--summary", "--explain")]
+        self.assertRows(lambda option: demo_output(option)[::2], rows)
 
     def test_summary_shows_a_mean_with_no_pair_as_na(self):
         empty = {"retrieved": (), "claims": ()}
-        runs = {name: dict(RUNS[name], A=empty) for name in RUNS}  # A answers nothing at all
-        status, out, err = demo_output("--summary", runs=runs)
+        runs = {name: dict(RUNS[name], A=empty) for name in FOUR}  # A answers nothing at all
+        out = report_text(four_questions(runs=runs), "--summary")
         self.assertIn("support | mean n/a (0 of 3) | wins 0, ties 0, losses 0 "
-                      "| p = 1, smallest possible 1", out.splitlines())
+                      "| p = 1 (exact), at least 1 with 0 moved", out.splitlines())
 
     def test_unknown_option_prints_usage_and_exits_with_status_2(self):
         rows = [
@@ -1597,6 +2090,8 @@ class Demo(TestCase):
             (("--summary", "--explain"), (2, "", USAGE)),
             (("--summary", "extra"), (2, "", USAGE)),
             (("summary",), (2, "", USAGE)),
+            (("--data",), (2, "", USAGE)),
+            (("--data", "a.json", "--data", "b.json"), (2, "", USAGE)),
         ]
         self.assertRows(demo_output, rows)
 
@@ -1615,6 +2110,181 @@ class Demo(TestCase):
              (1, "", "fixtures.py: case 'owner', system 'B': missing from runs['owner']\n")),
         ]
         self.assertRows(lambda runs: demo_output(runs=runs), rows)
+
+    def test_a_reader_that_stops_early_gets_no_traceback(self):
+        options = ([], ["--summary"], ["--explain"])
+        processes = [subprocess.Popen([sys.executable, os.path.join(HERE, "demo.py")] + option,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                     for option in options]
+        for process in processes:
+            process.stdout.close()  # as `python demo.py | head -0` does, before a line is read
+        errors = [process.communicate()[1] for process in processes]
+        self.assertEqual(errors, [b""] * len(options))
+
+
+
+# --- Your own data: demo.py --data FILE.json --------------------------------------------
+
+FIXTURE_AS_JSON = {"k": 2, "systems": ["A", "B"], "corpus": CORPUS, "cases": CASES,
+                   "runs": RUNS, "policy": POLICY}
+
+
+class DataFile(TestCase):
+    """demo.py --data reads a JSON file that mirrors fixtures.py, and names every fault."""
+
+    def setUp(self):
+        super().setUp()
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.path = os.path.join(folder.name, "runs.json")
+
+    def write(self, data):
+        """Write data as JSON (or a str as it is) to the file; return its path."""
+        with open(self.path, "w", encoding="utf-8") as file:
+            file.write(data if isinstance(data, str) else json.dumps(data))
+        return self.path
+
+    def test_a_file_that_mirrors_the_fixture_prints_what_the_fixture_does(self):
+        path = self.write(FIXTURE_AS_JSON)
+        for option in ((), ("--summary",), ("--explain",)):
+            with self.subTest(option=option):
+                expected = demo_output(*option)[1].replace("declared in fixtures.py",
+                                                           "declared in " + path)
+                self.assertEqual(demo_output("--data", path, *option), (0, expected, ""))
+        self.assertEqual(demo_output("--summary", "--data", path),
+                         demo_output("--data", path, "--summary"))
+
+    def test_the_cutoff_is_two_when_the_file_leaves_it_out(self):
+        data = {"systems": ["A", "B"], "corpus": CORPUS, "cases": four_questions()["cases"],
+                "runs": four_questions()["runs"]}
+        self.assertEqual(demo_output("--data", self.write(data)), (0, EXPECTED_TABLE, ""))
+
+    def test_the_cutoff_and_the_system_names_come_from_the_file(self):
+        data = dict(FIXTURE_AS_JSON, k=1, systems=["B", "A"])
+        del data["policy"]
+        status, out, err = demo_output("--data", self.write(data), "--summary")
+        self.assertEqual(out.splitlines()[:2], ["case system | P@1 R@1 RR@1 support coverage "
+                                                "abstention", "launch B | 1.00 1.00 1.00 0.50 1.00 n/a"])
+        self.assertIn("per-question change from B to A (a pair with n/a on either side is shown, "
+                      "not judged)", out.splitlines())
+        self.assertNotIn("acceptance policy", out)  # no policy, no decision
+        self.assertEqual((status, err), (0, ""))
+
+    def test_each_fault_in_a_file_is_one_line_naming_the_file_and_the_place(self):
+        runs = json.loads(json.dumps(RUNS))
+        runs["owner"]["B"]["retrieved"] = ["owners", "zeta"]
+        manifests = {"A": {"corpus": "v1", "model": "m"}, "B": {"corpus": "v2", "model": "m"}}
+        rows = [
+            (("a syntax error", '{"k": 2,\n "systems": ["A" "B"]}'),
+             'is not valid JSON: Expecting \',\' delimiter at line 2, column 18'),
+            (("runs as a list", dict(FIXTURE_AS_JSON, runs=[RUNS["launch"]])),
+             "runs: expected a dict, got ({'A': {'retrieved': ('launch', 'archive'), 'claims': "
+             "(('monday', ('launch',)..."),
+            (("an unknown document", dict(FIXTURE_AS_JSON, runs=runs)),
+             "case 'owner', system 'B': run[\"retrieved\"]: unknown document 'zeta'"),
+            (("a missing run", dict(FIXTURE_AS_JSON, runs=dict(RUNS, owner={"A": RUNS["owner"]["A"]}))),
+             "case 'owner', system 'B': missing from runs['owner']"),
+            (("a policy that names no such question",
+              dict(FIXTURE_AS_JSON, policy=dict(POLICY, critical=["launch", "ownr"]))),
+             "policy[\"critical\"]: no question named 'ownr'"),
+            (("questions of another version", dict(FIXTURE_AS_JSON, manifests={
+                "A": {"questions": "dev-1"}, "B": {"questions": "dev-2"}})),
+             "manifests: \"questions\" must be the same for both systems, got 'dev-1' for 'A' "
+             "and 'dev-2' for 'B'"),
+            (("permissions given for one system only", dict(FIXTURE_AS_JSON, manifests={
+                "A": {"permissions": "p1"}, "B": {}})),
+             "manifests: \"permissions\" must be the same for both systems, got 'p1' for 'A' "
+             "and None for 'B'"),
+            (("another rubric", dict(FIXTURE_AS_JSON, manifests={
+                "A": {"rubric": "r1"}, "B": {"rubric": "r2"}})),
+             "manifests: \"rubric\" must be the same for both systems, got 'r1' for 'A' and "
+             "'r2' for 'B'"),
+            (("a manifest that is a list", dict(FIXTURE_AS_JSON, manifests={"A": {}, "B": []})),
+             "manifests['B']: expected an object of strings, got ()"),
+            (("a manifest field that is not a string", dict(FIXTURE_AS_JSON, manifests=dict(
+                manifests, B={"corpus": "v1", "seed": 7}))),
+             "manifests['B']['seed']: expected a string, got 7"),
+            (("manifests of other systems", dict(FIXTURE_AS_JSON, manifests={"A": {}, "C": {}})),
+             "manifests: expected an object with the keys ('A', 'B'), got {'A': {}, 'C': {}}"),
+            (("manifests whose corpus versions differ", dict(FIXTURE_AS_JSON, manifests=manifests)),
+             "manifests: \"corpus\" must be the same for both systems, got 'v1' for 'A' and "
+             "'v2' for 'B'"),
+            (("a restricted document that is relevant", dict(FIXTURE_AS_JSON, cases=dict(
+                CASES, owner=dict(CASES["owner"], restricted=["owners"])))),
+             "case 'owner': case[\"restricted\"]: document 'owners' is in case[\"relevant\"]"),
+            (("an ID the contract does not allow", dict(FIXTURE_AS_JSON, corpus=dict(
+                CORPUS, **{"6669150": "A passage."}))),
+             "corpus: invalid ID '6669150'" + ID_RULE),
+            (("a repeated key", '{"k": 2, "k": 3}'), "data: repeated key 'k' in one object"),
+            (("arrays nested too deeply", "[" * 100000 + "]" * 100000), "is nested too deeply to read"),
+            (("a misspelt key", dict(FIXTURE_AS_JSON, polcy=POLICY)),
+             "data: unknown key 'polcy'; the keys are ('k', 'systems', 'corpus', 'cases', "
+             "'runs', 'policy', 'manifests')"),
+            (("one system", dict(FIXTURE_AS_JSON, systems=["A"])),
+             "systems: expected two different names, baseline first, got ('A',)"),
+            (("a system named by a number", dict(FIXTURE_AS_JSON, systems=[1, "B"])),
+             "systems: expected two different names, baseline first, got (1, 'B')"),
+            (("a system with no name", dict(FIXTURE_AS_JSON, systems=["", "B"])),
+             "systems: expected two different names, baseline first, got ('', 'B')"),
+            (("the same system twice", dict(FIXTURE_AS_JSON, systems=["A", "A"])),
+             "systems: expected two different names, baseline first, got ('A', 'A')"),
+            (("k as a float", dict(FIXTURE_AS_JSON, k=2.0)),
+             "k: expected an int from 1 to 100, got 2.0"),
+            (("not an object", "[1, 2]"), "data: expected an object with the keys ('k', "
+             "'systems', 'corpus', 'cases', 'runs', 'policy', 'manifests'), got (1, 2)"),
+            (("no runs", {key: value for key, value in FIXTURE_AS_JSON.items() if key != "runs"}),
+             "data: missing the key 'runs'"),
+        ]
+
+        def run(what, data):
+            return demo_output("--data", self.write(data), "--summary")
+        self.assertRows(run, [(inputs, (1, "", "%s: %s\n" % (self.path, message)))
+                              for inputs, message in rows])
+
+    def test_a_long_slice_names_its_first_ten_questions_and_counts_them(self):
+        names = ["q%d" % index for index in range(12)]
+        data = dict(FIXTURE_AS_JSON, cases=dict.fromkeys(names, CASES["launch"]),
+                    runs=dict.fromkeys(names, RUNS["launch"]), policy=None)
+        out = demo_output("--data", self.write(data), "--summary")[1]
+        self.assertIn("answerable slice: q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, ... (12 in all)",
+                      out.splitlines())
+
+    def test_a_file_that_cannot_be_read_is_named(self):
+        missing = os.path.join(os.path.dirname(self.path), "missing.json")
+        self.assertEqual(demo_output("--data", missing),
+                         (1, "", "%s: cannot be read: No such file or directory\n" % missing))
+        with open(self.path, "wb") as file:
+            file.write(b'{"k": "\xff"}')
+        self.assertEqual(demo_output("--data", self.path),
+                         (1, "", "%s: is not UTF-8 text: invalid start byte\n" % self.path))
+
+    def test_manifests_show_what_changed_and_say_when_more_than_one_thing_did(self):
+        def manifest_part(before, after):
+            data = dict(FIXTURE_AS_JSON, manifests={"A": before, "B": after})
+            out = demo_output("--data", self.write(data), "--summary")[1]
+            return out.split("\n\n")[1].splitlines()[1:]
+        rows = [
+            (({"corpus": "v1", "model": "m1"}, {"corpus": "v1", "model": "m2"}),
+             ["model: 'm1' -> 'm2'"]),
+            (({"model": "m1", "prompt": "p1"}, {"model": "m2", "date": "2026-12-01"}),
+             ["model: 'm1' -> 'm2'", "prompt: 'p1' -> (none)", "date: (none) -> '2026-12-01'",
+              "3 things changed at once: which of them made the difference is unknown; "
+              "change one at a time"]),
+            (({"rubric": "r1"}, {"rubric": "r1"}), ["nothing changed"]),
+            (({"model": "m", "prompt": "p1"}, {"model": "m", "prompt": "p2"}),
+             ["prompt: 'p1' -> 'p2'"]),                                # what stayed is not shown
+        ]
+        self.assertRows(manifest_part, rows)
+
+    def test_the_plain_demo_loads_no_module_it_does_not_need(self):
+        code = ("import sys, io, contextlib; sys.path.insert(0, %r); before = set(sys.modules)\n"
+                "import demo\n"
+                "with contextlib.redirect_stdout(io.StringIO()): demo.main([])\n"
+                "print(sorted((set(sys.modules) - before) & {'json', 'fractions', 'random'}))"
+                % HERE)
+        process = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+        self.assertEqual((process.stdout.split(), process.stderr), ([b"[]"], b""))
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@
 import sys
 
 from evaluate import (METRICS, EvaluationError, cell, change, check_policy, correct_abstentions,
-                      explain_system, load_data, macro_mean, manifest_changes, paired_test,
-                      pooled_support, scores, slices, tally_system, verdict, verdict_totals)
+                      explain_system, load_data, macro_mean, manifest_changes, p_text,
+                      paired_test, pooled_support, scores, slices, tally_system, verdict,
+                      verdict_totals)
 from fixtures import CASES, CORPUS, POLICY, RUNS
 
 USAGE = "usage: python demo.py [--summary | --explain] [--data FILE.json]"
@@ -115,13 +116,6 @@ def change_lines(data, scored):
     totals = verdict_totals(verdicts.values())
     lines.append("totals: " + ", ".join("%d %s" % (n, name) for name, n in totals.items()))
     return lines
-
-
-def p_text(p):
-    """Return a p value as a short fraction (1/2), else in scientific notation (3.1e-05)."""
-    if p.denominator <= 1000:
-        return str(p)
-    return "%.2g" % float(p) if p > 1e-300 else "below 1e-300"
 
 
 def p_line(label, test):

@@ -7,14 +7,22 @@ evaluate(corpus, case, run, *, k=2) returns six values for one question:
     rr           1 / rank of the first relevant ID in the top k; 0.0 if none
     support      supported claims / generated claims
     coverage     supported expected claims / expected claims
-    abstention_correct   True when the answer has no claims, else False
+    abstention_correct   True when the answer has no claims, False when it has some
 
 A claim is supported only when it has a citation and *every* citation is a
-labelled source of that claim within the top k (strict citations);
-explain() names the first rule each unsupported claim breaks.
+labelled source of that claim within the top k (strict citations); a claim
+labelled with several sources may cite any of them. explain() names the
+first rule each unsupported claim breaks.
 A value that does not apply is None, shown as n/a and never counted as 0:
 retrieval and coverage on an unanswerable question (no relevant documents),
-support on an empty answer, abstention on an answerable question.
+support on an empty answer, abstention_correct on an answerable question.
+
+Labels may record where reviewers disagreed. A case's "disputed" labels are
+sources that one reviewer accepted and another did not; its "rejected"
+claims were examined and found unsupported by any document. The six values
+read "support" alone (the strict reading). lenient(case) returns the case
+with its disputed labels counted as support (the lenient reading), to be
+scored the same way; explain() tells the readings apart.
 
 A case may list "restricted" documents that its asker may not see. A run
 discloses one when it is in the top k or cited. tally() counts disclosures
@@ -52,13 +60,46 @@ class EvaluationError(ValueError):
 
 def shown(value, limit=80):
     """Return repr(value), cut to `limit` characters ending in '...'."""
+    text = repr_start(value, limit + 1)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+BRACKETS = {tuple: ("(", ")"), list: ("[", "]"), dict: ("{", "}"), set: ("{", "}"),
+            frozenset: ("frozenset({", "})")}
+
+
+def repr_start(value, room):
+    """Return repr(value), or its first `room` characters or more.
+
+    Only as much of a value is read as can be shown, so that a fault in a
+    huge input costs no more to report than one in a small input.
+    """
+    kind = type(value)
+    if room <= 0:
+        return "..."
+    if kind in (str, bytes):
+        return repr(value[:room])  # the start of the repr, up to a closing quote
+    if kind is int and value.bit_length() > 10000:  # repr would take long, or refuse
+        return "<int of %d bits>" % value.bit_length()
+    if kind in BRACKETS and value:
+        opening, closing = BRACKETS[kind]
+        if kind is dict:
+            items = ("%s: %s" % (repr_start(key, room - 1), repr_start(item, room - 1))
+                     for key, item in value.items())
+        else:
+            items = (repr_start(item, room - 1) for item in value)
+        parts, length = [], len(opening)
+        for part in items:
+            parts.append(part)
+            length += len(part) + 2
+            if length > room:  # enough to fill the room: the rest is never read
+                break
+        comma = "," if kind is tuple and len(value) == 1 else ""
+        return opening + ", ".join(parts) + comma + closing
     try:
-        text = repr(value)
+        return repr(value)
     except Exception:  # a broken __repr__ must not escape as another error
-        text = "<%s with a broken repr>" % type(value).__name__
-    if len(text) > limit:
-        text = text[:limit - 3] + "..."
-    return text
+        return "<%s with a broken repr>" % kind.__name__
 
 
 def invalid(field, template, *values):
@@ -126,32 +167,61 @@ def check_corpus(corpus, limit=MAX_IDS):
 
 
 def checked_case(case, corpus):
-    """Return (relevant, support) of a valid case; other keys but "restricted" are ignored."""
+    """Return (relevant, support) of a valid case; keys other than the labels are ignored."""
     if type(case) is not dict:
         raise invalid("case", "expected a dict, got %s", case)
     relevant = required(case, "case", "relevant")
     check_documents(relevant, corpus, 'case["relevant"]')
-    support = required(case, "case", "support")
-    if type(support) is not dict:
-        raise invalid('case["support"]', "expected a dict, got %s", support)
-    check_ids(tuple(support), 'case["support"]')
+    support = checked_labels(case, relevant)
+    check_restricted(case.get("restricted", ()), relevant, corpus)
+    return relevant, support
+
+
+def checked_labels(case, relevant):
+    """Return a case's support labels, once they, its disputed labels and its
+    rejected claims are checked against its relevant documents."""
     permitted = set(relevant)
-    for claim_id, sources in support.items():
-        field = 'case["support"][%r]' % (claim_id,)  # a valid ID by now: short
-        check_ids(sources, field, permitted)
-        if not sources:
-            raise invalid(field, "expected at least one source, got %s", sources)
-        for source in sources:
-            if source not in permitted:
-                raise invalid(field, 'source %s is not in case["relevant"]', source)
+    support = required(case, "case", "support")
+    check_sources(support, 'case["support"]', permitted)
     # Sources lie within `relevant`, so expected claims imply relevant
     # documents. The converse is checked here: relevant documents and no
     # expected claims. Both empty is an unanswerable question.
     if relevant and not support:
         raise invalid('case["support"]', 'expected claims for case["relevant"] %s, got %s',
                       relevant, support)
-    check_restricted(case.get("restricted", ()), permitted, corpus)
-    return relevant, support
+    disputed = case.get("disputed", {})
+    check_sources(disputed, 'case["disputed"]', permitted)
+    for claim_id, sources in disputed.items():
+        for source in sources:
+            if source in support.get(claim_id, ()):  # a label is agreed or disputed, not both
+                raise invalid('case["disputed"][%r]' % (claim_id,),
+                              'source %s is also in case["support"]', source)
+    labelled = set(support) | set(disputed)
+    if len(labelled) > MAX_IDS:  # the lenient reading's expected claims
+        raise invalid('case["disputed"]', "expected at most %s claims in support and disputed "
+                      "together, got %s", MAX_IDS, len(labelled))
+    rejected = case.get("rejected", ())
+    check_ids(rejected, 'case["rejected"]')
+    for claim_id in rejected:
+        if claim_id in labelled:  # found unsupported by every document: it has no source
+            raise invalid('case["rejected"]', 'claim %s has sources in case["support"] or '
+                          'case["disputed"]', claim_id)
+    return support
+
+
+def check_sources(labels, field, relevant):
+    """Check that labels maps at most 100 claim IDs to non-empty tuples of relevant documents."""
+    if type(labels) is not dict:
+        raise invalid(field, "expected a dict, got %s", labels)
+    check_ids(tuple(labels), field)
+    for claim_id, sources in labels.items():
+        where = '%s[%r]' % (field, claim_id)  # a valid ID by now: short
+        check_ids(sources, where, relevant)
+        if not sources:
+            raise invalid(where, "expected at least one source, got %s", sources)
+        for source in sources:
+            if source not in relevant:
+                raise invalid(where, 'source %s is not in case["relevant"]', source)
 
 
 def check_restricted(restricted, relevant, corpus):
@@ -214,86 +284,34 @@ def validate(corpus, case, run, k):
     return relevant, support, retrieved, claims
 
 
-# --- Scoring one question ---------------------------------------------------
+def lenient(case):
+    """Return a new case whose support also holds every disputed label: the lenient reading.
 
-def unsupported_because(claim_id, citations, support, visible, corpus):
-    """Return the first rule a claim breaks, or None when it is supported."""
-    # Strict citations: each rule must hold for every citation, so one good
-    # citation does not excuse a bad one.
-    if not citations:
-        return "no citation"
-    if claim_id not in support:
-        return "no label"  # nobody labelled this claim, so nothing can support it
-    for cited in citations:
-        if cited not in corpus:
-            return "not in the corpus"  # often a typo in the run
-    for cited in citations:
-        if cited not in support[claim_id]:
-            return "not a labelled source"  # a real document, but it does not back this claim
-    for cited in citations:
-        if cited not in visible:
-            return "outside the top k"  # a labelled source the system did not show
-    return None
-
-
-def claim_reasons(corpus, support, retrieved, claims, k):
-    """Return a list of (claim ID, reason) in answer order; reason None is supported."""
-    visible = set(retrieved[:k])
-    return [(claim_id, unsupported_because(claim_id, citations, support, visible, corpus))
-            for claim_id, citations in claims]
-
-
-def disclosed(restricted, retrieved, claims, k):
-    """Return the restricted documents in the top k or cited, in the order of restricted."""
-    if not restricted:
-        return ()  # the common case: nothing is off limits
-    # The top k is the context handed to the answer stage, and a citation
-    # quotes a document: either way the asker has been shown it.
-    exposed = set(retrieved[:k])
-    for claim_id, citations in claims:
-        exposed.update(citations)
-    return tuple(doc_id for doc_id in restricted if doc_id in exposed)
-
-
-TALLY_KEYS = ("relevant", "k", "hits", "first_hit", "generated", "supported", "expected",
-              "disclosed")
-
-
-def tally(corpus, case, run, *, k=2):
-    """Return the counts behind every metric of one question, after validation.
-
-    relevant    documents labelled relevant
-    k           slots in the top k
-    hits        relevant documents in the top k
-    first_hit   rank of the first of them, or None
-    generated   claims in the answer
-    supported   generated claims that are supported
-    expected    claims labelled for the question
-    disclosed   restricted documents in the top k or cited (a fact, not a score)
+    A claim labelled only in "disputed" becomes an expected claim. The labels
+    are checked here against the case's relevant documents; scoring the new
+    case checks the rest. The input is never modified.
     """
-    validate(corpus, case, run, k)
-    return counted(corpus, case, run, k)
+    if type(case) is not dict:
+        raise invalid("case", "expected a dict, got %s", case)
+    relevant = required(case, "case", "relevant")
+    check_ids(relevant, 'case["relevant"]')
+    support = dict(checked_labels(case, relevant))
+    for claim_id, sources in case.get("disputed", {}).items():
+        support[claim_id] = support.get(claim_id, ()) + sources
+    reading = {key: value for key, value in case.items() if key != "disputed"}
+    reading["support"] = support
+    return reading
 
 
-def counted(corpus, case, run, k):
-    """Return the tally of one question whose inputs are valid."""
-    relevant, support = case["relevant"], case["support"]
-    retrieved, claims = run["retrieved"], run["claims"]
+# --- Scoring one question ---------------------------------------------------
+# In the order of the contract: retrieval, the ratios, claims, disclosures,
+# then the whole question.
+
+def hit_ranks(relevant, retrieved, k):
+    """Return the rank of each relevant document in the top k, counting from 1."""
     permitted = set(relevant)
-    hit_ranks = [rank for rank, doc_id in enumerate(retrieved[:k], start=1)
-                 if doc_id in permitted]
-    reasons = claim_reasons(corpus, support, retrieved, claims, k)
-    supported = [claim_id for claim_id, reason in reasons if reason is None]
-    return {
-        "relevant": len(relevant),
-        "k": k,
-        "hits": len(hit_ranks),
-        "first_hit": hit_ranks[0] if hit_ranks else None,
-        "generated": len(claims),
-        "supported": len(supported),
-        "expected": len(support),
-        "disclosed": len(disclosed(case.get("restricted", ()), retrieved, claims, k)),
-    }
+    # Only the top k count: a relevant document ranked k + 1 is no hit.
+    return [rank for rank, doc_id in enumerate(retrieved[:k], start=1) if doc_id in permitted]
 
 
 def reciprocal_rank(first_hit):
@@ -301,6 +319,12 @@ def reciprocal_rank(first_hit):
     if first_hit is None:
         return 0.0  # nothing relevant in view: the lowest score, not n/a
     return 1 / first_hit
+
+
+# A tally holds the counts behind the six values of one question; tally()
+# says what each count is.
+TALLY_KEYS = ("relevant", "k", "hits", "first_hit", "generated", "supported", "expected",
+              "disclosed")
 
 
 def scores(counts):
@@ -322,6 +346,80 @@ def scores(counts):
     }
 
 
+def unsupported_because(claim_id, citations, support, visible, corpus):
+    """Return the first rule a claim breaks, or None when it is supported."""
+    # Strict citations: each rule must hold for every citation, so one good
+    # citation does not excuse a bad one.
+    if not citations:
+        return "no citation"
+    if claim_id not in support:
+        return "no label"  # nobody labelled this claim, so nothing can support it
+    for cited in citations:
+        if cited not in corpus:
+            return "not in the corpus"  # often a typo in the run
+    for cited in citations:
+        # Any labelled source of this claim will do, but every citation must be one.
+        if cited not in support[claim_id]:
+            return "not a labelled source"  # a real document, but it does not back this claim
+    for cited in citations:
+        if cited not in visible:
+            return "outside the top k"  # a labelled source the system did not show
+    return None
+
+
+def claim_reasons(corpus, support, retrieved, claims, k):
+    """Return a list of (claim ID, reason) in answer order; reason None is supported."""
+    visible = set(retrieved[:k])  # the context the answer stage was given
+    return [(claim_id, unsupported_because(claim_id, citations, support, visible, corpus))
+            for claim_id, citations in claims]
+
+
+def disclosed(restricted, retrieved, claims, k):
+    """Return the restricted documents in the top k or cited, in the order of restricted."""
+    if not restricted:
+        return ()  # the common case: nothing is off limits
+    # The top k is the context handed to the answer stage, and a citation
+    # quotes a document: either way the asker has been shown it.
+    exposed = set(retrieved[:k])
+    for claim_id, citations in claims:
+        exposed.update(citations)
+    return tuple(doc_id for doc_id in restricted if doc_id in exposed)
+
+
+def tally(corpus, case, run, *, k=2):
+    """Return the counts behind every metric of one question, after validation.
+
+    relevant    documents labelled relevant
+    k           slots in the top k
+    hits        relevant documents in the top k
+    first_hit   rank of the first of them, or None
+    generated   claims in the answer
+    supported   generated claims that are supported
+    expected    claims labelled in "support" for the question
+    disclosed   restricted documents in the top k or cited (a fact, not a score)
+    """
+    validate(corpus, case, run, k)
+    return counted(corpus, case, run, k)
+
+
+def counted(corpus, case, run, k):
+    """Return the tally of one question whose inputs are valid."""
+    relevant, support = case["relevant"], case["support"]
+    retrieved, claims = run["retrieved"], run["claims"]
+    ranks = hit_ranks(relevant, retrieved, k)
+    reasons = claim_reasons(corpus, support, retrieved, claims, k)
+    return {
+        "relevant": len(relevant),
+        "k": k,
+        "hits": len(ranks),
+        "first_hit": ranks[0] if ranks else None,
+        "generated": len(claims),
+        "supported": len([claim_id for claim_id, reason in reasons if reason is None]),
+        "expected": len(support),
+        "disclosed": len(disclosed(case.get("restricted", ()), retrieved, claims, k)),
+    }
+
+
 def evaluate(corpus, case, run, *, k=2):
     """Validate one question's inputs and return its six metrics in order."""
     return scores(tally(corpus, case, run, k=k))
@@ -333,8 +431,12 @@ def explain(corpus, case, run, *, k=2):
 
     claims      (claim ID, reason) for every claim, in answer order. reason is
                 None for a supported claim, else the first rule it breaks:
-                "no citation", "no label" (the claim ID has no support label),
-                "not in the corpus", "not a labelled source", "outside the top k".
+                "no citation", "no label" (nobody labelled the claim ID),
+                "not in the corpus", "not a labelled source", "outside the
+                top k". Where reviewers left a record, it is told apart:
+                "judged unsupported" replaces "no label" for a claim in
+                case["rejected"], and a claim that a disputed label would
+                support reads "supported only by a disputed label".
     uncovered   expected claim IDs, in label order, that no supported claim covers.
     disclosed   restricted documents in the top k or cited, in the order of
                 case["restricted"].
@@ -349,10 +451,25 @@ def explained(corpus, case, run, k):
     reasons = claim_reasons(corpus, support, retrieved, claims, k)
     supported = {claim_id for claim_id, reason in reasons if reason is None}
     uncovered = tuple(claim_id for claim_id in support if claim_id not in supported)
-    return {"claims": tuple(reasons), "uncovered": uncovered,
+    return {"claims": tuple(reviewed(reasons, corpus, case, run, k)), "uncovered": uncovered,
             "disclosed": disclosed(case.get("restricted", ()), retrieved, claims, k)}
 
 
+def reviewed(reasons, corpus, case, run, k):
+    """Return the strict reasons, each told apart by what reviewers recorded."""
+    if "disputed" not in case and "rejected" not in case:
+        return reasons  # no record of a review: the strict reasons say it all
+    lenient_reasons = claim_reasons(corpus, lenient(case)["support"], run["retrieved"],
+                                    run["claims"], k)
+    told = []
+    for (claim_id, strict), (_, loose) in zip(reasons, lenient_reasons):
+        if strict is not None and loose is None:
+            strict = "supported only by a disputed label"
+        elif strict == "no label":
+            # No agreed label: reviewers rejected the claim, disputed it, or never saw it.
+            strict = "judged unsupported" if claim_id in case.get("rejected", ()) else loose
+        told.append((claim_id, strict))
+    return told
 # ============================================================================
 # END OF THE CONTRACT OF ONE QUESTION. Every scoring rule is above this line.
 # What follows applies the same rules to many questions and compares systems.
@@ -433,6 +550,13 @@ def cell(value):
     return "%.2f" % value
 
 
+def p_text(p):
+    """Return a p value as a short fraction (1/2), else in scientific notation (3.1e-05)."""
+    if p.denominator <= 1000:
+        return str(p)
+    return "%.2g" % float(p) if p > 1e-300 else "below 1e-300"
+
+
 def slices(tallies):
     """Return the question names of the answerable and the unanswerable slice."""
     # A question is answerable when it has labelled relevant documents.
@@ -505,7 +629,10 @@ def verdict_totals(verdicts):
 # is accepted by it, not by whichever average looks best afterwards.
 # paired_test() says how much a few questions can show at all.
 
-POLICY_RULES = ("critical", "min_coverage", "unsupported_budget", "must_abstain")
+POLICY_RULES = ("critical", "min_coverage", "unsupported_budget", "must_abstain", "significance")
+PLANS = ("strict", "lenient", "both")  # policy["unresolved"]: the readings a decision takes
+COMPARED = METRICS[:-1]  # the ratios compared between systems; abstention is counted apart
+RULE_LIST = str(POLICY_RULES)  # named in full in messages, never cut
 SLICES = ("answerable", "unanswerable")
 
 
@@ -556,49 +683,90 @@ def check_same_questions(first, first_field, second, second_field):
                       tuple(first), tuple(second))
 
 
-def check_questions(names, field, tallies):
-    """Check that names is a tuple of distinct questions of tallies."""
+def check_questions(names, field, answerable):
+    """Check that names is a tuple of distinct question names of `answerable`."""
     if type(names) is not tuple:
         raise invalid(field, "expected a tuple of question names, got %s", names)
-    for index, name in enumerate(names):
-        if type(name) is not str or name not in tallies:
+    seen = set()
+    for name in names:
+        if type(name) is not str or name not in answerable:
             raise invalid(field, "no question named %s", name)
-        if name in names[:index]:
+        if name in seen:
             raise invalid(field, "repeated question %s", name)
+        seen.add(name)
 
 
-def check_policy_rules(policy, candidate):
-    """Check that policy has exactly the four rules, each valid for these questions."""
+def check_policy_rules(policy, answerable):
+    """Check each rule a policy has against its questions.
+
+    answerable maps each question name to True when the question has
+    relevant documents. Every rule is optional, but a policy has one at least.
+    """
     if type(policy) is not dict:
         raise invalid("policy", "expected a dict, got %s", policy)
-    for rule in POLICY_RULES:
-        required(policy, "policy", rule)
-    for rule in policy:
-        if rule not in POLICY_RULES:
-            raise invalid("policy", "unknown rule %s; the rules are %s", rule, POLICY_RULES)
-    check_questions(policy["critical"], 'policy["critical"]', candidate)
-    for name in policy["critical"]:
-        # Nothing can be covered on an unanswerable question: must_abstain is its rule.
-        if not candidate[name]["relevant"]:
-            raise invalid('policy["critical"]',
-                          '%s is unanswerable; list it in policy["must_abstain"]', name)
-    minimum = policy["min_coverage"]
-    if type(minimum) not in (int, float) or not 0 <= minimum <= 1:
-        raise invalid('policy["min_coverage"]', "expected a number from 0 to 1, got %s", minimum)
-    budget = policy["unsupported_budget"]
-    if type(budget) is not dict or set(budget) != set(SLICES):
+    for key in policy:
+        if key not in POLICY_RULES + ("unresolved",):
+            raise invalid("policy", "unknown rule %s; the rules are " + RULE_LIST, key)
+    if not any(rule in policy for rule in POLICY_RULES):
+        raise invalid("policy", "expected at least one of the rules " + RULE_LIST + ", got %s",
+                      policy)
+    if "critical" in policy:
+        check_questions(policy["critical"], 'policy["critical"]', answerable)
+        for name in policy["critical"]:
+            # Nothing can be covered on an unanswerable question: must_abstain is its rule.
+            if not answerable[name]:
+                raise invalid('policy["critical"]',
+                              '%s is unanswerable; list it in policy["must_abstain"]', name)
+    if "min_coverage" in policy:
+        if "critical" not in policy:  # a rule with no question to check would hold for nothing
+            raise invalid('policy["min_coverage"]', 'applies to the questions of '
+                          'policy["critical"], and the policy has none: got %s', policy)
+        check_number(policy["min_coverage"], 'policy["min_coverage"]', 0, 1)
+    if "unsupported_budget" in policy:
+        check_budget(policy["unsupported_budget"])
+    if "must_abstain" in policy:
+        check_questions(policy["must_abstain"], 'policy["must_abstain"]', answerable)
+        for name in policy["must_abstain"]:
+            if answerable[name]:
+                raise invalid('policy["must_abstain"]', "%s is answerable; only an "
+                              "unanswerable question must be abstained on", name)
+    if "significance" in policy:
+        check_significance(policy["significance"])
+    if "unresolved" in policy and policy["unresolved"] not in PLANS:
+        raise invalid('policy["unresolved"]', "expected one of %s, got %s", PLANS,
+                      policy["unresolved"])
+
+
+def check_number(value, field, low, high, above_low=False):
+    """Check that value is an int or a float from low (or above it) to high."""
+    # NaN fails every comparison, and True is not a number here.
+    within = type(value) in (int, float) and (low < value if above_low else low <= value)
+    if not (within and value <= high):
+        raise invalid(field, "expected a number " + ("above" if above_low else "from")
+                      + " %s to %s, got %s", low, high, value)
+
+
+def check_budget(budget):
+    """Check that an unsupported budget gives an int of at least 0 to one slice or both."""
+    if type(budget) is not dict or not budget or not set(budget) <= set(SLICES):
         raise invalid('policy["unsupported_budget"]',
-                      "expected a dict with the keys %s, got %s", SLICES, budget)
-    for part in SLICES:
-        if type(budget[part]) is not int or budget[part] < 0:
+                      "expected a dict with one or both of the keys %s, got %s", SLICES, budget)
+    for part, allowed in budget.items():
+        if type(allowed) is not int or allowed < 0:
             raise invalid('policy["unsupported_budget"][%r]' % part,
-                          "expected an int of at least 0, got %s", budget[part])
-    check_questions(policy["must_abstain"], 'policy["must_abstain"]', candidate)
-    for name in policy["must_abstain"]:
-        if candidate[name]["relevant"]:
-            raise invalid('policy["must_abstain"]',
-                          "%s is answerable; only an unanswerable question must be abstained on",
-                          name)
+                          "expected an int of at least 0, got %s", allowed)
+
+
+def check_significance(significance):
+    """Check that a significance rule names one compared metric and an alpha."""
+    if type(significance) is not dict or set(significance) != {"metric", "alpha"}:
+        raise invalid('policy["significance"]', 'expected a dict with the keys "metric" and '
+                      '"alpha", got %s', significance)
+    if significance["metric"] not in COMPARED:
+        raise invalid('policy["significance"]["metric"]', "expected one of %s, got %s",
+                      COMPARED, significance["metric"])
+    check_number(significance["alpha"], 'policy["significance"]["alpha"]', 0, 0.5,
+                 above_low=True)
 
 
 def plural(count, noun):
@@ -631,10 +799,12 @@ def coverage_findings(names, minimum, candidate):
 
 
 def budget_findings(budget, candidate):
-    """Return (held, finding) per slice: its unsupported claims stay within budget."""
+    """Return (held, finding) per slice of the budget: its unsupported claims stay within it."""
     findings = []
     parts = slices(candidate)
     for part in SLICES:
+        if part not in budget:
+            continue  # a slice the policy left out is not checked
         unsupported = sum(candidate[name]["generated"] - candidate[name]["supported"]
                           for name in parts[part])
         detail = "%s, budget %d" % (plural(unsupported, "unsupported claim"), budget[part])
@@ -652,6 +822,21 @@ def abstention_findings(names, candidate):
     return findings
 
 
+def significance_findings(significance, candidate, baseline):
+    """Return (held, finding) for the answerable slice: the declared metric improved, with
+    the paired test's p below alpha."""
+    metric, alpha = significance["metric"], significance["alpha"]
+    names = slices(candidate)["answerable"]
+    test = paired_test({name: scores(baseline[name])[metric] for name in names},
+                       {name: scores(candidate[name])[metric] for name in names})
+    # Better on average, and by more than these questions' own noise: both.
+    held = test["mean"] is not None and test["mean"] > 0 and test["p"] < alpha
+    mean = "n/a" if test["mean"] is None else "%+.2f" % test["mean"]
+    detail = "%s mean %s, p = %s (%s), alpha %s" % (metric, mean, p_text(test["p"]),
+                                                     test["method"], alpha)
+    return [(held, ("significance", "answerable", detail))]
+
+
 def disclosure_findings(candidate):
     """Return (held, finding) per question on which the candidate disclosed anything."""
     findings = []
@@ -666,37 +851,59 @@ def check_policy(policy, candidate, baseline=None):
     """Judge a candidate system by a policy declared before any run was seen.
 
     candidate and baseline map question names to tally() results. The policy
-    is a dict with exactly these rules:
+    is a dict of rules, each optional, one at least:
 
         critical            questions that must not get worse than the baseline:
                             any judged metric worse ('regressed' or 'mixed')
-                            breaks it; without a baseline it is not checked
+                            breaks it
         min_coverage        the coverage every critical question must reach
-        unsupported_budget  per slice, the most unsupported claims
-                            (generated - supported) over its questions
+        unsupported_budget  per slice ("answerable", "unanswerable", or both),
+                            the most unsupported claims (generated - supported)
+                            over its questions
         must_abstain        unanswerable questions that must get no claims
+        significance        {"metric": one of COMPARED, "alpha": a number above
+                            0 and at most 0.5}: on the answerable slice, the
+                            metric's mean must rise and paired_test()'s p be
+                            below alpha
+
+    critical and significance compare with a baseline: without one they are
+    not checked, and are listed in "unchecked". A policy may also hold
+    "unresolved" (see decision()), which judges no finding.
 
     Whatever the policy says, a question on which the candidate disclosed a
     restricted document is a broken "disclosure" finding: no accuracy and
     no rule can excuse showing a document to someone who may not see it.
 
-    Returns {"accepted", "broken", "held"}: each finding is (rule, question
-    or slice, detail), and accepted is True exactly when nothing is broken.
+    Returns {"accepted", "broken", "held", "unchecked"}: each finding is
+    (rule, question or slice, detail), and accepted is True exactly when
+    nothing is broken.
     """
     check_tallies(candidate, "candidate")
     if baseline is not None:
         check_tallies(baseline, "baseline")
         check_same_questions(candidate, "candidate", baseline, "baseline")
-    check_policy_rules(policy, candidate)
+    check_policy_rules(policy, {name: counts["relevant"] > 0 for name, counts in candidate.items()})
     findings = disclosure_findings(candidate)  # not a rule of the policy: always broken
-    if baseline is not None:  # with no baseline, critical is neither held nor broken
-        findings += critical_findings(policy["critical"], candidate, baseline)
-    findings += coverage_findings(policy["critical"], policy["min_coverage"], candidate)
-    findings += budget_findings(policy["unsupported_budget"], candidate)
-    findings += abstention_findings(policy["must_abstain"], candidate)
+    unchecked = []
+    if "critical" in policy:
+        if baseline is None:
+            unchecked.append("critical")
+        else:
+            findings += critical_findings(policy["critical"], candidate, baseline)
+    if "min_coverage" in policy:
+        findings += coverage_findings(policy["critical"], policy["min_coverage"], candidate)
+    if "unsupported_budget" in policy:
+        findings += budget_findings(policy["unsupported_budget"], candidate)
+    if "must_abstain" in policy:
+        findings += abstention_findings(policy["must_abstain"], candidate)
+    if "significance" in policy:
+        if baseline is None:
+            unchecked.append("significance")
+        else:
+            findings += significance_findings(policy["significance"], candidate, baseline)
     broken = [finding for held, finding in findings if not held]
     return {"accepted": not broken, "broken": broken,
-            "held": [finding for held, finding in findings if held]}
+            "held": [finding for held, finding in findings if held], "unchecked": unchecked}
 
 
 INFINITY = float("inf")

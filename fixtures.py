@@ -55,6 +55,7 @@ POLICY = {
     "min_coverage":       1.0,                  # coverage each critical question must reach
     "unsupported_budget": {"answerable": 0, "unanswerable": 0},  # unsupported claims allowed
     "must_abstain":       ("region",),          # must get an empty answer
+    "unresolved":         "both",               # a disputed label must not decide it
 }
 
 # Case name -> system -> what it retrieved (in rank order) and the claims of its

@@ -1,14 +1,20 @@
-"""Lock down evaluate.py: worked checks, every input rule, exact outputs.
+"""Lock down evaluate.py: the fixture, worked checks, every input rule, exact outputs.
 
 Run from the project folder:  python -m unittest   (or: python test_evaluate.py)
 
-The worked checks run first, one per scoring rule, then the checks that
-fixtures.py is valid input. While a worked check fails, every other test
-steps aside (it is skipped, and one line says why), so that a rule broken on
-purpose shows as the check that names it, and nothing else; while
-fixtures.py is not valid input, every test that reads it steps aside too.
-Tables of inputs fail once, with their first wrong row and the number of
-wrong rows.
+The suite runs in this order, and the first failure is the one to read:
+1. FixtureIsValid: fixtures.py is valid input, by the input rules alone;
+2. WorkedChecks: one check per scoring rule, in the order of the contract
+   (retrieval, the six values, claims, disclosures, whole questions,
+   explanations). Each calls the function that holds its rule, so the
+   first check that fails names the next rule, and the next function, to
+   write;
+3. every other test, computed for any questions or pinned to the four
+   original ones, then the README's examples.
+While a check of 1 or 2 fails, every test after it steps aside (skipped; one
+line on standard error says why), so that a broken fixture or a broken rule
+prints one failure and little else. Tables of inputs fail once, with their
+first wrong row and the number of wrong rows.
 
 Adding a question to fixtures.py takes one kind of edit here: its rows in
 EXPECTED_SCORES and EXPECTED_EXPLANATIONS, worked out by hand. Until they
@@ -28,7 +34,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import types
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 from fractions import Fraction
@@ -43,16 +48,14 @@ README = os.path.join(HERE, "README.md")
 
 
 def load_tests(loader, tests, pattern):
-    """Run the worked checks first, then the fixture's checks, then every other test,
-    then the README's examples.
+    """Run the fixture checks, then the worked checks, each in the order written; then
+    every other test; then the README's examples.
 
-    A fault in fixtures.py then shows first as the fixture check that finds
-    it. With only the four .py files (a course handout), README.md is
-    missing: its examples are then one skipped test, not an error.
+    With only the four .py files (a course handout), README.md is missing:
+    its examples are then one skipped test, not an error.
     """
-    first = (WorkedChecks, FixtureIsValid, Fixture)
-    suite = unittest.TestSuite(loader.loadTestsFromTestCase(group) for group in first)
-    suite.addTests(group for group in tests if not set(first) & set(map(type, group)))
+    suite = unittest.TestSuite(group(name) for group, name in GATES)
+    suite.addTests(group for group in tests if not set(GATE_GROUPS) & set(map(type, group)))
     if os.path.exists(README):
         suite.addTests(doctest.DocFileSuite(README, module_relative=False,
                                             setUp=lambda test: step_aside()))
@@ -66,28 +69,51 @@ def readme_examples():
     raise unittest.SkipTest("README.md is not beside test_evaluate.py, so its examples did not run")
 
 
-WAITING_FOR = {}  # filled once by step_aside(): what is broken, if anything
+# --- Stepping aside ---------------------------------------------------------------
+
+WAITING_FOR = {}  # what fails first, found once by first_failure()
 
 
-def step_aside(reads_the_fixture=True):
-    """Skip the calling test while a worked check fails, or while fixtures.py is
-    not valid input and the test reads it: that failure is the one to read."""
-    if not WAITING_FOR:  # find out once, quietly
-        result = unittest.TestResult()
-        unittest.TestLoader().loadTestsFromTestCase(WorkedChecks).run(result)
-        WAITING_FOR["rule"] = None if result.wasSuccessful() else "A worked check fails"
+def in_order(group):
+    """Return the test names of a TestCase class in the order they are written."""
+    return [name for name in vars(group) if name.startswith("test_")]
+
+
+def first_failure():
+    """Return (group, name) of the first fixture or worked check that fails, or None.
+
+    The checks run once, quietly, in the order of GATES; the suite then runs
+    them again, and prints only that one.
+    """
+    if "found" not in WAITING_FOR:
+        WAITING_FOR.update(found=None, quiet=True)
         try:
-            evaluate.check_policy(POLICY, fixture_tallies("B"), fixture_tallies("A"))
-            WAITING_FOR["fixture"] = None
-        except EvaluationError:
-            WAITING_FOR["fixture"] = "fixtures.py is not valid input"
-    reason = WAITING_FOR["rule"] or (WAITING_FOR["fixture"] if reads_the_fixture else None)
-    if reason and not WAITING_FOR.get("said"):  # said once, on the runner's stream
+            for group, name in GATES:
+                result = unittest.TestResult()
+                group(name).run(result)
+                if not result.wasSuccessful():
+                    WAITING_FOR["found"] = (group, name)
+                    break
+        finally:
+            WAITING_FOR["quiet"] = False
+    return WAITING_FOR["found"]
+
+
+def step_aside(test=None):
+    """Skip `test` while a fixture or worked check before it fails: that failure is the one
+    to read. A check before the one that fails runs as usual."""
+    if WAITING_FOR.get("quiet"):
+        return  # first_failure() is finding out
+    found = first_failure()
+    here = (type(test), getattr(test, "_testMethodName", None))
+    if found is None or here == found or (here in GATES and GATES.index(here) < GATES.index(found)):
+        return
+    reason = "waiting for %s.%s" % (found[0].__name__, found[1])
+    if not WAITING_FOR.get("said"):  # said once, on the runner's stream
         WAITING_FOR["said"] = True
-        sys.stderr.write("\n%s, so the other tests step aside (skipped) until it is mended: "
-                         "read the failure below.\n" % reason)
-    if reason:
-        raise unittest.SkipTest(reason)
+        sys.stderr.write("\n%s fails, so the tests after it step aside (skipped) until it is "
+                         "mended: read the failure below.\n" % found[1])
+    raise unittest.SkipTest(reason)
 
 
 # --- Helpers ------------------------------------------------------------------
@@ -100,12 +126,11 @@ def cut(text, limit=300):
 class TestCase(unittest.TestCase):
     """unittest.TestCase with checks that fail once, however many rows are wrong.
 
-    Every test but a worked check steps aside while a worked check fails, and
-    every test that reads fixtures.py while it is not valid input.
+    Every test steps aside while a fixture check or a worked check before it fails.
     """
 
     def setUp(self):
-        step_aside()
+        step_aside(self)
 
     def assertRows(self, function, rows):
         """Check that function(*inputs) == expected for each (inputs, expected) row.
@@ -229,69 +254,267 @@ ID_33 = "a" * 33
 ID_RULE = " (IDs are 1 to 32 characters: a-z first, then a-z, 0-9 or '-')"
 
 
-# --- Worked checks: one per scoring rule ---------------------------------------
+# --- 1. The fixture is valid input --------------------------------------------------
+
+class FixtureIsValid(TestCase):
+    """fixtures.py is valid input, checked by the input rules alone: no scoring is involved."""
+
+    def test_every_case_has_a_run_of_each_system(self):
+        for name in CASES:
+            self.assertIn(name, RUNS, "fixtures.py: RUNS has no entry for case %r" % name)
+            self.assertEqual(sorted(RUNS[name]), ["A", "B"],
+                             "fixtures.py: RUNS[%r] needs one run of system A and one of B" % name)
+        self.assertEqual(list(RUNS), list(CASES), "fixtures.py: RUNS and CASES name other cases")
+
+    def test_each_run_is_valid_input(self):
+        for system in ("A", "B"):
+            message = message_of(evaluate.checked_questions, dict(
+                corpus=CORPUS, cases=CASES, runs=RUNS, system=system, k=2))
+            if message:  # it names the corpus, or the case, or the case and system
+                self.fail("fixtures.py: " + message)
+
+    def test_the_policy_is_valid_for_these_questions(self):
+        answerable = {name: bool(case["relevant"]) for name, case in CASES.items()}
+        message = message_of(evaluate.check_policy_rules, dict(policy=POLICY,
+                                                               answerable=answerable))
+        if message:
+            self.fail("fixtures.py: " + message)
+
+
+# --- 2. Worked checks: one per scoring rule, in the order of the contract -----------------
+
+# Tallies of fixture runs, worked out by hand: the counts behind the six values.
+ROLLBACK_A = {"relevant": 2, "k": 2, "hits": 1, "first_hit": 1,   # one note back for two slots
+              "generated": 1, "supported": 1, "expected": 2, "disclosed": 0}
+LAUNCH_A = {"relevant": 1, "k": 2, "hits": 1, "first_hit": 1,
+            "generated": 1, "supported": 1, "expected": 1, "disclosed": 0}
+LAUNCH_B = dict(LAUNCH_A, generated=2)                      # plus a claim nobody labelled
+OWNER_A = {"relevant": 1, "k": 2, "hits": 1, "first_hit": 2,  # owners second, archive cited
+           "generated": 1, "supported": 0, "expected": 1, "disclosed": 1}
+REGION_A = {"relevant": 0, "k": 2, "hits": 0, "first_hit": None,  # unanswerable, answered
+            "generated": 1, "supported": 0, "expected": 0, "disclosed": 0}
+REGION_B = dict(REGION_A, generated=0)                      # unanswerable, abstained
+NOTHING_BACK = {"relevant": 2, "k": 2, "hits": 0, "first_hit": None,  # rollback, empty run
+                "generated": 0, "supported": 0, "expected": 2, "disclosed": 0}
+
 
 class WorkedChecks(TestCase):
-    """Each scoring rule on the fixture; these run first, and each name states its rule."""
+    """One check per scoring rule, in the order of the contract; run in the order written.
 
-    # The mutation checks rerun these tests against altered copies of evaluate.
-    evaluate = staticmethod(evaluate.evaluate)
+    Each calls the function that holds its rule, on the fixture's questions,
+    so the first one that fails names the next rule, and the next function,
+    to write or mend: hit_ranks(), reciprocal_rank(), scores(),
+    unsupported_because(), claim_reasons(), disclosed(), counted(),
+    evaluate(), explained().
+    """
 
-    def setUp(self):
-        pass  # the worked checks never step aside: they are what the others wait for
+    # Retrieval: hit_ranks() and reciprocal_rank().
 
-    def score(self, name, system, k=2):
-        """Return the metrics of one fixture run."""
-        return self.evaluate(CORPUS, CASES[name], RUNS[name][system], k=k)
+    def test_ranks_count_from_one(self):
+        # owner A ranked the distractor first and the owners note second.
+        self.assertEqual(evaluate.hit_ranks(("owners",), ("archive", "owners"), 2), [2])
 
-    def test_abstaining_is_correct_only_on_an_unanswerable_question(self):
-        self.assertIs(self.score("region", "A")["abstention_correct"], False)  # answered
-        self.assertIs(self.score("region", "B")["abstention_correct"], True)   # abstained
-        self.assertIsNone(self.score("launch", "A")["abstention_correct"])     # answerable
+    def test_a_relevant_document_ranked_just_past_k_is_no_hit(self):
+        self.assertEqual(evaluate.hit_ranks(("owners",), ("archive", "owners"), 1), [])
+        both = ("rollback", "checklist")  # rollback B: both notes, both relevant
+        self.assertEqual(evaluate.hit_ranks(both, both, 1), [1])
+        self.assertEqual(evaluate.hit_ranks(both, both, 2), [1, 2])
 
-    def test_answerable_question_with_nothing_back_scores_zero_not_na(self):
-        result = self.evaluate(**inputs(run={"retrieved": (), "claims": ()}))
-        self.assertEqual(result, {
-            "precision": 0.0, "recall": 0.0, "rr": 0.0,
-            "support": None, "coverage": 0.0, "abstention_correct": None})
+    def test_reciprocal_rank_is_one_over_the_first_relevant_rank(self):
+        self.assertEqual(evaluate.reciprocal_rank(1), 1.0)
+        self.assertEqual(evaluate.reciprocal_rank(2), 0.5)  # owner A: owners comes second
 
-    def test_citing_a_distractor_supports_nothing(self):
-        result = self.score("owner", "A")  # cites archive, which is not a labelled source
-        self.assertEqual((result["support"], result["coverage"]), (0.0, 0.0))
+    def test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na(self):
+        self.assertEqual(evaluate.reciprocal_rank(None), 0.0)
+
+    # The six values from a tally: scores().
+
+    def test_precision_divides_the_hits_by_k(self):
+        self.assertEqual(evaluate.scores(ROLLBACK_A)["precision"], 0.5)  # 1 hit in 2 slots
+
+    def test_recall_divides_by_the_relevant_documents(self):
+        # launch A: one relevant note, found within two slots: 1 of 1, not 1 of 2.
+        self.assertEqual(evaluate.scores(LAUNCH_A)["recall"], 1.0)
+        self.assertEqual(evaluate.scores(ROLLBACK_A)["recall"], 0.5)
+
+    def test_rr_is_the_reciprocal_rank_of_the_first_hit(self):
+        self.assertEqual(evaluate.scores(OWNER_A)["rr"], 0.5)
+
+    def test_support_divides_by_the_generated_claims(self):
+        self.assertEqual(evaluate.scores(LAUNCH_B)["support"], 0.5)  # 1 of 2 claims
 
     def test_coverage_divides_by_the_expected_claims(self):
         # rollback A states one of its two expected claims, and nothing else.
-        self.assertEqual(self.score("rollback", "A")["coverage"], 0.5)
+        self.assertEqual(evaluate.scores(ROLLBACK_A)["coverage"], 0.5)
+
+    def test_an_empty_answer_has_no_support_ratio(self):
+        self.assertIsNone(evaluate.scores(NOTHING_BACK)["support"])
+
+    def test_answerable_question_with_nothing_back_scores_zero_not_na(self):
+        self.assertEqual(evaluate.scores(NOTHING_BACK), {
+            "precision": 0.0, "recall": 0.0, "rr": 0.0,
+            "support": None, "coverage": 0.0, "abstention_correct": None})
+
+    def test_an_unanswerable_question_has_no_retrieval_values_and_no_coverage(self):
+        for counts in (REGION_A, REGION_B):
+            values = evaluate.scores(counts)
+            self.assertEqual([values[metric] for metric in ("precision", "recall", "rr",
+                                                            "coverage")], [None] * 4)
+
+    def test_abstaining_is_correct_only_on_an_unanswerable_question(self):
+        self.assertIs(evaluate.scores(REGION_A)["abstention_correct"], False)  # answered
+        self.assertIs(evaluate.scores(REGION_B)["abstention_correct"], True)   # abstained
+        self.assertIsNone(evaluate.scores(LAUNCH_A)["abstention_correct"])     # answerable
+
+    # Claims: unsupported_because() and claim_reasons().
+
+    def test_a_claim_citing_its_labelled_source_in_the_top_k_is_supported(self):
+        self.assertIsNone(evaluate.unsupported_because(
+            "monday", ("launch",), CASES["launch"]["support"], {"launch", "archive"}, CORPUS))
+
+    def test_a_claim_without_a_citation_is_unsupported(self):
+        self.assertEqual(evaluate.unsupported_because(
+            "aurora", (), CASES["owner"]["support"], {"owners", "archive"}, CORPUS),
+            "no citation")
+
+    def test_a_claim_nobody_labelled_is_unsupported(self):
+        # launch B's second claim: no label says which note could back it.
+        self.assertEqual(evaluate.unsupported_because(
+            "bonus", ("launch",), CASES["launch"]["support"], {"launch", "archive"}, CORPUS),
+            "no label")
+
+    def test_a_citation_outside_the_corpus_supports_nothing(self):
+        self.assertEqual(evaluate.unsupported_because(
+            "aurora", ("owners", "unknown"), CASES["owner"]["support"], {"owners", "archive"},
+            CORPUS), "not in the corpus")
 
     def test_one_bad_citation_makes_a_claim_unsupported(self):
-        rows = [
-            ((), 0.0),                     # no citation at all
-            (("unknown",), 0.0),           # a document outside the corpus
-            (("owners", "archive"), 0.0),  # the right note beside a wrong one
-        ]
-        self.assertRows(lambda *cited: self.evaluate(**owner_answer(*cited))["support"], rows)
+        def reason(*citations):
+            return evaluate.unsupported_because("aurora", citations, CASES["owner"]["support"],
+                                                {"owners", "archive"}, CORPUS)
+        self.assertEqual(reason("archive"), "not a labelled source")  # owner A's citation
+        self.assertEqual(reason("owners", "archive"), "not a labelled source")
+        self.assertEqual(reason("archive", "owners"), "not a labelled source")
 
-    def test_recall_divides_by_the_relevant_documents(self):
-        # launch has one relevant note, found within two slots: 1 of 1, not 1 of 2.
-        self.assertEqual(self.score("launch", "A")["recall"], 1.0)
-        self.assertEqual(self.score("owner", "A")["recall"], 1.0)
+    def test_a_labelled_source_outside_the_top_k_supports_nothing(self):
+        self.assertEqual(evaluate.unsupported_because(
+            "smoke", ("checklist",), CASES["rollback"]["support"], {"rollback"}, CORPUS),
+            "outside the top k")
 
-    def test_reciprocal_rank_is_one_over_the_first_relevant_rank(self):
-        self.assertEqual(self.score("owner", "A")["rr"], 0.5)  # the owners note comes second
-        self.assertEqual(self.score("owner", "B")["rr"], 1.0)
-
-    def test_short_list_keeps_the_cutoff_denominator(self):
-        result = self.score("rollback", "A")
-        self.assertEqual(result["precision"], 0.5)  # one hit over two slots
-        self.assertEqual(result["recall"], 0.5)
+    def test_a_claim_with_several_labelled_sources_may_cite_any_of_them(self):
+        support = {"steps": ("rollback", "checklist")}  # either note backs the claim
+        visible = {"rollback", "checklist"}
+        for citations in [("rollback",), ("checklist",), ("checklist", "rollback")]:
+            self.assertIsNone(evaluate.unsupported_because("steps", citations, support, visible,
+                                                           CORPUS), citations)
 
     def test_source_outside_the_cutoff_supports_nothing(self):
-        result = self.score("rollback", "B", k=1)  # checklist is ranked second
+        # rollback B at k=1: checklist is ranked second, so smoke is unsupported.
+        run = RUNS["rollback"]["B"]
+        self.assertEqual(evaluate.claim_reasons(CORPUS, CASES["rollback"]["support"],
+                                                run["retrieved"], run["claims"], 1),
+                         [("switch", None), ("smoke", "outside the top k")])
+
+    def test_each_claim_gets_its_reason_in_answer_order(self):
+        run = RUNS["launch"]["B"]
+        self.assertEqual(evaluate.claim_reasons(CORPUS, CASES["launch"]["support"],
+                                                run["retrieved"], run["claims"], 2),
+                         [("monday", None), ("bonus", "no label")])
+
+    # Disclosures: disclosed().
+
+    def test_a_restricted_document_in_the_top_k_is_disclosed(self):
+        run = RUNS["owner"]["B"]  # archive, restricted, is ranked second
+        self.assertEqual(evaluate.disclosed(("archive",), run["retrieved"], run["claims"], 2),
+                         ("archive",))
+        self.assertEqual(evaluate.disclosed(("archive",), run["retrieved"], run["claims"], 1), ())
+
+    def test_citing_a_restricted_document_discloses_it(self):
+        claims = (("aurora", ("archive",)),)  # cited, though outside the top 1
+        self.assertEqual(evaluate.disclosed(("archive",), ("owners", "archive"), claims, 1),
+                         ("archive",))
+        self.assertEqual(evaluate.disclosed(("launch", "archive"), (), claims, 1), ("archive",))
+
+    # The tally: counted().
+
+    def test_short_list_keeps_the_cutoff_denominator(self):
+        # rollback A returned one note for two slots: k stays 2.
+        tally = evaluate.counted(CORPUS, CASES["rollback"], RUNS["rollback"]["A"], 2)
+        self.assertEqual(tally["k"], 2)
+
+    def test_relevant_documents_are_counted_whether_retrieved_or_not(self):
+        tally = evaluate.counted(CORPUS, CASES["rollback"], RUNS["rollback"]["A"], 2)
+        self.assertEqual(tally["relevant"], 2)
+        tally = evaluate.counted(CORPUS, CASES["rollback"], {"retrieved": (), "claims": ()}, 2)
+        self.assertEqual(tally["relevant"], 2)
+
+    def test_the_first_hit_is_the_best_ranked_relevant_document(self):
+        tally = evaluate.counted(CORPUS, CASES["rollback"], RUNS["rollback"]["B"], 2)
+        self.assertEqual((tally["hits"], tally["first_hit"]), (2, 1))
+        tally = evaluate.counted(CORPUS, CASES["owner"], RUNS["owner"]["A"], 2)
+        self.assertEqual((tally["hits"], tally["first_hit"]), (1, 2))
+
+    def test_expected_claims_are_counted_from_the_labels(self):
+        # Two relevant notes that back one claim between them: one expected claim.
+        case = {"relevant": ("rollback", "checklist"), "support": {"steps": ("rollback",
+                                                                             "checklist")}}
+        tally = evaluate.counted(CORPUS, case, RUNS["rollback"]["B"], 2)
+        self.assertEqual(tally["expected"], 1)
+
+    def test_generated_and_supported_claims_are_counted(self):
+        tally = evaluate.counted(CORPUS, CASES["launch"], RUNS["launch"]["B"], 2)
+        self.assertEqual((tally["generated"], tally["supported"]), (2, 1))
+
+    def test_the_tally_holds_every_count_in_order(self):
+        self.assertEqual(evaluate.counted(CORPUS, CASES["owner"], RUNS["owner"]["A"], 2), OWNER_A)
+        self.assertEqual(list(evaluate.counted(CORPUS, CASES["region"], RUNS["region"]["A"], 2)
+                              .items()), list(REGION_A.items()))
+
+    # Whole questions: evaluate().
+
+    def test_rollback_a_keeps_two_slots_for_its_one_document(self):
+        result = evaluate.evaluate(CORPUS, CASES["rollback"], RUNS["rollback"]["A"], k=2)
+        self.assertEqual((result["precision"], result["recall"]), (0.5, 0.5))
+
+    def test_owner_a_finds_the_note_but_cites_the_distractor(self):
+        result = evaluate.evaluate(CORPUS, CASES["owner"], RUNS["owner"]["A"])
+        self.assertEqual((result["recall"], result["rr"], result["support"], result["coverage"]),
+                         (1.0, 0.5, 0.0, 0.0))
+
+    def test_unlabelled_claim_halves_support_but_not_coverage(self):
+        result = evaluate.evaluate(CORPUS, CASES["launch"], RUNS["launch"]["B"])
+        self.assertEqual((result["recall"], result["support"], result["coverage"]),
+                         (1.0, 0.5, 1.0))
+
+    def test_rollback_b_at_k1_cannot_cite_its_second_note(self):
+        result = evaluate.evaluate(CORPUS, CASES["rollback"], RUNS["rollback"]["B"], k=1)
         self.assertEqual((result["support"], result["coverage"]), (0.5, 0.5))
+
+    def test_a_bad_or_missing_citation_leaves_the_owner_answer_unsupported(self):
+        rows = [((), 0.0), (("unknown",), 0.0), (("owners", "archive"), 0.0), (("owners",), 1.0)]
+        self.assertRows(lambda *cited: evaluate.evaluate(**owner_answer(*cited))["support"], rows)
+
+    def test_an_answerable_question_with_nothing_back(self):
+        result = evaluate.evaluate(**inputs(run={"retrieved": (), "claims": ()}))
+        self.assertEqual(result, {"precision": 0.0, "recall": 0.0, "rr": 0.0,
+                                  "support": None, "coverage": 0.0, "abstention_correct": None})
+
+    def test_region_a_answers_an_unanswerable_question_and_region_b_abstains(self):
+        self.assertEqual(evaluate.evaluate(CORPUS, CASES["region"], RUNS["region"]["A"]), {
+            "precision": None, "recall": None, "rr": None,
+            "support": 0.0, "coverage": None, "abstention_correct": False})
+        self.assertEqual(evaluate.evaluate(CORPUS, CASES["region"], RUNS["region"]["B"]), {
+            "precision": None, "recall": None, "rr": None,
+            "support": None, "coverage": None, "abstention_correct": True})
+
+    def test_the_cutoff_is_two_unless_given(self):
+        run = {"retrieved": ("archive", "launch", "rollback"), "claims": ()}
+        self.assertEqual(evaluate.evaluate(CORPUS, CASE, run)["precision"], 0.0)
+        self.assertEqual(evaluate.evaluate(CORPUS, CASE, run, k=3)["precision"], 1 / 3)
 
     def test_the_faults_named_in_the_contract_are_rejected(self):
         def field_named(what, arguments):
-            return message_of(self.evaluate, arguments).split(":")[0]
+            return message_of(evaluate.evaluate, arguments).split(":")[0]
         rows = [
             (("a repeated retrieved ID", inputs(run=run_with(retrieved=("rollback",) * 2))),
              'run["retrieved"]'),
@@ -304,17 +527,36 @@ class WorkedChecks(TestCase):
         ]
         self.assertRows(field_named, rows)
 
-    def test_unanswerable_question_scores_only_support_and_abstention(self):
-        self.assertEqual(self.score("region", "A"), {
-            "precision": None, "recall": None, "rr": None,
-            "support": 0.0, "coverage": None, "abstention_correct": False})
-        self.assertEqual(self.score("region", "B"), {
-            "precision": None, "recall": None, "rr": None,
-            "support": None, "coverage": None, "abstention_correct": True})
+    # Explanations: explained().
 
-    def test_unlabelled_claim_halves_support_but_not_coverage(self):
-        result = self.score("launch", "B")  # bonus has no label
-        self.assertEqual((result["support"], result["coverage"]), (0.5, 1.0))
+    def test_explain_names_the_first_rule_each_claim_breaks(self):
+        self.assertEqual(evaluate.explained(CORPUS, CASES["owner"], RUNS["owner"]["A"], 2), {
+            "claims": (("aurora", "not a labelled source"),), "uncovered": ("aurora",),
+            "disclosed": ("archive",)})
+
+    def test_uncovered_claims_come_in_label_order(self):
+        nothing = {"retrieved": (), "claims": ()}
+        self.assertEqual(evaluate.explained(CORPUS, CASES["rollback"], nothing, 2)["uncovered"],
+                         ("switch", "smoke"))
+
+    def test_a_rejected_claim_is_told_from_one_nobody_reviewed(self):
+        reviewed = dict(CASES["region"], rejected=("region",))
+        unreviewed = {"relevant": (), "support": {}}
+        run = RUNS["region"]["A"]
+        self.assertEqual(evaluate.explained(CORPUS, reviewed, run, 2)["claims"],
+                         (("region", "judged unsupported"),))
+        self.assertEqual(evaluate.explained(CORPUS, unreviewed, run, 2)["claims"],
+                         (("region", "no label"),))
+
+    def test_a_claim_that_only_a_disputed_label_supports_says_so(self):
+        case = dict(CASES["launch"], disputed={"bonus": ("launch",)})
+        self.assertEqual(evaluate.explained(CORPUS, case, RUNS["launch"]["B"], 2)["claims"],
+                         (("monday", None), ("bonus", "supported only by a disputed label")))
+
+
+# The checks that run first, in this order: while one fails, the tests after it step aside.
+GATE_GROUPS = (FixtureIsValid, WorkedChecks)
+GATES = [(group, name) for group in GATE_GROUPS for name in in_order(group)]
 
 
 # --- The fixture: checks for any number of questions, and rows worked out by hand --
@@ -366,37 +608,6 @@ EXPLANATIONS_SHAPE = "((claim, reason) for each claim, uncovered claims, disclos
 def fixture_pairs():
     """Return every (case, system) of fixtures.py, in case order."""
     return [(name, system) for name in CASES for system in RUNS[name]]
-
-
-class FixtureIsValid(TestCase):
-    """fixtures.py is valid input; while it is not, the tests that read it step aside."""
-
-    def setUp(self):
-        step_aside(reads_the_fixture=False)  # these checks are the ones to read
-
-    def test_each_run_is_valid_input(self):
-        for system in ("A", "B"):
-            message = message_of(evaluate.tally_system, dict(corpus=CORPUS, cases=CASES,
-                                                             runs=RUNS, system=system))
-            if message:  # it names the corpus, or the case, or the case and system
-                self.fail("fixtures.py: " + message)
-
-    def test_every_case_has_a_run_of_each_system(self):
-        for name in CASES:
-            self.assertIn(name, RUNS, "fixtures.py: RUNS has no entry for case %r" % name)
-            self.assertEqual(sorted(RUNS[name]), ["A", "B"],
-                             "fixtures.py: RUNS[%r] needs one run of system A and one of B" % name)
-        self.assertEqual(list(RUNS), list(CASES), "fixtures.py: RUNS and CASES name other cases")
-
-    def test_the_policy_is_valid_for_these_questions(self):
-        try:
-            candidate, baseline = fixture_tallies("B"), fixture_tallies("A")
-        except EvaluationError:
-            self.skipTest("the runs are not valid input: test_each_run_is_valid_input says why")
-        message = message_of(evaluate.check_policy, dict(policy=POLICY, candidate=candidate,
-                                                         baseline=baseline))
-        if message:
-            self.fail("fixtures.py: " + message)
 
 
 class Fixture(TestCase):
@@ -469,26 +680,9 @@ class Metrics(TestCase):
         rows = [((1,), (1.0, 0.5)), ((2,), (0.5, 0.5)), ((4,), (0.25, 0.5)), ((100,), (0.01, 0.5))]
         self.assertRows(precision_and_recall, rows)
 
-    def test_default_cutoff_is_two(self):
-        run = {"retrieved": ("archive", "launch", "rollback"), "claims": ()}
-        self.assertEqual(evaluate.evaluate(CORPUS, CASE, run),
-                         evaluate.evaluate(CORPUS, CASE, run, k=2))
-        self.assertEqual(evaluate.evaluate(CORPUS, CASE, run)["precision"], 0.0)
-
     def test_labelled_source_that_was_not_retrieved_supports_nothing(self):
         run = {"retrieved": ("rollback",), "claims": (("smoke", ("checklist",)),)}
         self.assertEqual(evaluate.evaluate(CORPUS, CASE, run)["support"], 0.0)
-
-    def test_claim_with_several_labelled_sources_may_cite_any_of_them(self):
-        case = case_with(support={"steps": ("rollback", "checklist")})
-
-        def support_and_coverage(citations):
-            result = evaluate.evaluate(CORPUS, case, run_with(claims=(("steps", citations),)))
-            return result["support"], result["coverage"]
-        rows = [((("rollback",),), (1.0, 1.0)),
-                ((("checklist", "rollback"),), (1.0, 1.0)),
-                ((("rollback", "launch"),), (0.0, 0.0))]
-        self.assertRows(support_and_coverage, rows)
 
     def test_source_of_another_claim_does_not_support(self):
         run = run_with(claims=(("switch", ("checklist",)), ("smoke", ("checklist",))))
@@ -1000,102 +1194,6 @@ class Sweep(TestCase):
         self.assertRows(scored_and_explained, rows)
 
 
-# --- The suite catches defects put in on purpose ----------------------------------
-
-# defect: (text of evaluate.py, what replaces it, the worked check that names the rule)
-DEFECTS = {
-    "precision over the documents returned, not k":
-        ('"k": k,', '"k": max(1, len(retrieved)),',
-         "test_short_list_keeps_the_cutoff_denominator"),
-    "any permitted citation supports the claim, not all":
-        ("""    for cited in citations:
-        if cited not in support[claim_id]:
-            return "not a labelled source\"""",
-         """    if not any(cited in support[claim_id] for cited in citations):
-        return "not a labelled source\"""",
-         "test_one_bad_citation_makes_a_claim_unsupported"),
-    "a source outside the top k still supports":
-        ("visible = set(retrieved[:k])", "visible = set(retrieved)",
-         "test_source_outside_the_cutoff_supports_nothing"),
-    "recall over k, not the relevant documents":
-        ('counts["hits"] / counts["relevant"]', 'counts["hits"] / counts["k"]',
-         "test_recall_divides_by_the_relevant_documents"),
-    "reciprocal rank off by one":
-        ("return 1 / first_hit", "return 1 / (first_hit + 1)",
-         "test_reciprocal_rank_is_one_over_the_first_relevant_rank"),
-    "coverage over the generated claims, not the expected ones":
-        ('counts["supported"] / counts["expected"]', 'counts["supported"] / max(1, counts["generated"])',
-         "test_coverage_divides_by_the_expected_claims"),
-    "abstention inverted":
-        ("None if answerable else not answered", "None if answerable else answered",
-         "test_abstaining_is_correct_only_on_an_unanswerable_question"),
-}
-
-
-# defect: (text of evaluate.py, what replaces it, the function in which it raises)
-CRASHES = {
-    "ranks counted from 0":
-        ("enumerate(retrieved[:k], start=1)", "enumerate(retrieved[:k])", "reciprocal_rank"),
-    "precision over the documents returned, which may be none":
-        ('"k": k,', '"k": len(retrieved[:k]),', "scores"),
-    "coverage over the generated claims, which may be none":
-        ('counts["supported"] / counts["expected"]', 'counts["supported"] / counts["generated"]',
-         "scores"),
-    "support over the expected claims, which may be none":
-        ('counts["supported"] / counts["generated"]', 'counts["supported"] / counts["expected"]',
-         "scores"),
-}
-
-
-def worked_checks_on_mutant(original, replacement):
-    """Put one defect into a copy of evaluate.py; return the worked checks' TestResult."""
-    with open(evaluate.__file__, encoding="utf-8") as file:
-        source = file.read()
-    if source.count(original) != 1:
-        raise AssertionError("the defect's target moved in evaluate.py: %r" % original)
-    mutant = types.ModuleType("evaluate_mutant")
-    exec(compile(source.replace(original, replacement), "evaluate_mutant.py", "exec"),
-         mutant.__dict__)
-    on_mutant = type("OnMutant", (WorkedChecks,), {"evaluate": staticmethod(mutant.evaluate)})
-    result = unittest.TestResult()
-    unittest.TestLoader().loadTestsFromTestCase(on_mutant).run(result)
-    return result
-
-
-class MutationChecks(TestCase):
-    """Each defect, applied to a copy of evaluate.py, fails a worked check that shows it.
-
-    A mutation tool that rewrites evaluate.py must deselect these (-k mutation).
-    """
-
-    def test_mutation_defects_fail_first_the_worked_check_of_their_rule(self):
-        def first_failure_and_errors(defect):
-            result = worked_checks_on_mutant(*DEFECTS[defect][:2])
-            return [test._testMethodName for test, _ in result.failures][:1], len(result.errors)
-        rows = [((defect,), ([check], 0)) for defect, (_, _, check) in DEFECTS.items()]
-        self.assertRows(first_failure_and_errors, rows)
-
-    def test_mutation_crashes_raise_in_a_worked_check_from_the_function_that_divides(self):
-        def function_that_raised(defect):
-            errors = worked_checks_on_mutant(*CRASHES[defect][:2]).errors
-            frames = [line.split()[-1] for line in errors[0][1].splitlines()
-                      if line.strip().startswith('File "evaluate_mutant.py"')] if errors else []
-            return frames[-1:]
-        rows = [((defect,), [function]) for defect, (_, _, function) in CRASHES.items()]
-        self.assertRows(function_that_raised, rows)
-
-    def test_mutation_leaves_the_real_module_untouched(self):
-        before = dict(vars(evaluate))
-        for table in (DEFECTS, CRASHES):  # one that fails and one that raises
-            original, replacement, _ = next(iter(table.values()))
-            worked_checks_on_mutant(original, replacement)
-        self.assertEqual(dict(vars(evaluate)), before)
-        self.assertIs(sys.modules["evaluate"], evaluate)
-        result = unittest.TestResult()
-        unittest.TestLoader().loadTestsFromTestCase(WorkedChecks).run(result)
-        self.assertTrue(result.wasSuccessful())
-
-
 # --- Many questions -----------------------------------------------------------------
 
 def runs_with(name, **systems):
@@ -1362,15 +1460,8 @@ ABSTAINED = counts(relevant=0, hits=0, first_hit=None, generated=0, supported=0,
 ANSWERED = dict(ABSTAINED, generated=1)  # one claim on an unanswerable question
 QUESTIONS = {"q": counts(), "r": ABSTAINED}  # q is answerable, r is not
 
-# A policy that accepts anything; each test below switches on one of its rules.
-LENIENT = {"critical": (), "min_coverage": 0, "must_abstain": (),
-           "unsupported_budget": {"answerable": 100, "unanswerable": 100}}
-
-
-def lenient(**rules):
-    """Return the lenient policy with some rules replaced."""
-    return dict(LENIENT, **rules)
-
+# A policy of one rule that holds for any candidate; a test adds the rule it is about.
+LOOSE = {"unsupported_budget": {"answerable": 100, "unanswerable": 100}}
 
 DISCLOSED_ARCHIVE = ("disclosure", "owner", "1 restricted document in the top k or cited")
 
@@ -1382,6 +1473,7 @@ EXPECTED_POLICY_A = {
                ("unsupported_budget", "unanswerable", "1 unsupported claim, budget 0"),
                ("must_abstain", "region", "answered with 1 claim")],
     "held": [("min_coverage", "launch", "coverage 1.00, minimum 1.00")],
+    "unchecked": ["critical"],
 }
 
 EXPECTED_POLICY_B_AGAINST_A = {
@@ -1394,15 +1486,22 @@ EXPECTED_POLICY_B_AGAINST_A = {
              ("min_coverage", "owner", "coverage 1.00, minimum 1.00"),
              ("unsupported_budget", "unanswerable", "0 unsupported claims, budget 0"),
              ("must_abstain", "region", "abstained")],
+    "unchecked": [],
 }
 
 
-class Policy(TestCase):
-    """check_policy() applies each declared rule, and validates the policy strictly."""
+def moved(values):
+    """Return tallies whose coverage is each of values, a ratio of 0, 1, 2 or 3 of 3 claims."""
+    return {"q%d" % index: counts(generated=3, expected=3, supported=int(value * 3))
+            for index, value in enumerate(values)}
 
-    def test_the_fixture_policy_has_exactly_the_four_rules(self):
+
+class Policy(TestCase):
+    """check_policy() applies each rule a policy declares, and validates the policy strictly."""
+
+    def test_the_fixture_policy_declares_its_rules_and_its_plan(self):
         self.assertEqual(list(POLICY), ["critical", "min_coverage", "unsupported_budget",
-                                        "must_abstain"])
+                                        "must_abstain", "unresolved"])
 
     def test_a_alone_breaks_four_rules(self):
         judged = evaluate.check_policy(POLICY, fixture_tallies("A", FOUR))
@@ -1414,128 +1513,204 @@ class Policy(TestCase):
         self.assertSnapshot(judged, EXPECTED_POLICY_B_AGAINST_A, "EXPECTED_POLICY_B_AGAINST_A")
 
     def test_each_rule_is_held_or_broken_by_its_numbers(self):
-        def outcomes(rule, policy, candidate, baseline=None):
+        def outcomes(policy, candidate, baseline=None):
             judged = evaluate.check_policy(policy, candidate, baseline)
             return [(outcome, subject, detail) for outcome in ("broken", "held")
-                    for name, subject, detail in judged[outcome] if name == rule]
-        critical, budget = lenient(critical=("q",)), lenient(unsupported_budget={
-            "answerable": 1, "unanswerable": 0})
+                    for rule, subject, detail in judged[outcome]]
+        critical, budget = {"critical": ("q",)}, {"unsupported_budget": {"answerable": 1,
+                                                                          "unanswerable": 0}}
         rows = [
             # critical: nothing judged may get worse than the baseline.
-            (("critical", critical, {"q": counts(generated=2)}, {"q": counts()}),
+            ((critical, {"q": counts(generated=2)}, {"q": counts()}),
              [("broken", "q", "regressed: support 1.00 -> 0.50")]),
-            (("critical", critical, {"q": counts(generated=2)}, {"q": counts(first_hit=2)}),
+            ((critical, {"q": counts(generated=2)}, {"q": counts(first_hit=2)}),
              [("broken", "q", "mixed: support 1.00 -> 0.50")]),  # rr got better meanwhile
-            (("critical", critical, {"q": counts(supported=0)}, {"q": counts()}),
+            ((critical, {"q": counts(supported=0)}, {"q": counts()}),
              [("broken", "q", "regressed: support 1.00 -> 0.00, coverage 1.00 -> 0.00")]),
-            (("critical", critical, {"q": counts()}, {"q": counts(supported=0)}),
-             [("held", "q", "improved")]),
-            (("critical", critical, {"q": counts()}, {"q": counts()}), [("held", "q", "unchanged")]),
-            (("critical", critical, {"q": counts(generated=2)}), []),  # no baseline: not checked
+            ((critical, {"q": counts()}, {"q": counts(supported=0)}), [("held", "q", "improved")]),
+            ((critical, {"q": counts()}, {"q": counts()}), [("held", "q", "unchanged")]),
+            ((critical, {"q": counts(generated=2)}), []),  # no baseline: not checked
             # min_coverage: each critical question reaches it.
-            (("min_coverage", lenient(critical=("q",), min_coverage=1.0), {"q": counts(supported=0)}),
+            (({"critical": ("q",), "min_coverage": 1.0}, {"q": counts(supported=0)}),
              [("broken", "q", "coverage 0.00, minimum 1.00")]),
-            (("min_coverage", lenient(critical=("q",), min_coverage=0), {"q": counts(supported=0)}),
+            (({"critical": ("q",), "min_coverage": 0}, {"q": counts(supported=0)}),
              [("held", "q", "coverage 0.00, minimum 0.00")]),
-            (("min_coverage", lenient(critical=("q",), min_coverage=0.5), {"q": counts(expected=2)}),
+            (({"critical": ("q",), "min_coverage": 0.5}, {"q": counts(expected=2)}),
              [("held", "q", "coverage 0.50, minimum 0.50")]),
-            (("min_coverage", lenient(critical=("q",), min_coverage=0.51), {"q": counts(expected=2)}),
+            (({"critical": ("q",), "min_coverage": 0.51}, {"q": counts(expected=2)}),
              [("broken", "q", "coverage 0.50, minimum 0.51")]),
-            # unsupported_budget: unsupported claims summed over each slice.
-            (("unsupported_budget", budget, {"q": counts(generated=2), "p": counts(generated=3),
-                                             "r": ABSTAINED}),
+            # unsupported_budget: unsupported claims summed over each slice it names.
+            ((budget, {"q": counts(generated=2), "p": counts(generated=3), "r": ABSTAINED}),
              [("broken", "answerable", "3 unsupported claims, budget 1"),
               ("held", "unanswerable", "0 unsupported claims, budget 0")]),
-            (("unsupported_budget", budget, {"q": counts(generated=2), "r": ANSWERED}),
+            ((budget, {"q": counts(generated=2), "r": ANSWERED}),
              [("broken", "unanswerable", "1 unsupported claim, budget 0"),
               ("held", "answerable", "1 unsupported claim, budget 1")]),
+            (({"unsupported_budget": {"unanswerable": 0}}, {"q": counts(generated=9),
+                                                             "r": ABSTAINED}),
+             [("held", "unanswerable", "0 unsupported claims, budget 0")]),
             # must_abstain: no claims at all.
-            (("must_abstain", lenient(must_abstain=("r",)), {"r": ANSWERED}),
-             [("broken", "r", "answered with 1 claim")]),
-            (("must_abstain", lenient(must_abstain=("r",)), {"r": ABSTAINED}),
-             [("held", "r", "abstained")]),
+            (({"must_abstain": ("r",)}, {"r": ANSWERED}), [("broken", "r", "answered with 1 claim")]),
+            (({"must_abstain": ("r",)}, {"r": ABSTAINED}), [("held", "r", "abstained")]),
         ]
         self.assertRows(outcomes, rows)
 
+    def test_a_rule_left_out_is_not_checked(self):
+        candidate = {"q": counts(generated=2, supported=0), "r": ANSWERED}  # bad on every count
+        rows = [((policy,), [finding[0] for finding in evaluate.check_policy(
+                 policy, candidate, QUESTIONS)["broken"]])
+                for policy in [{"critical": ("q",)}, {"must_abstain": ("r",)},
+                               {"unsupported_budget": {"answerable": 0}}]]
+        expected = [["critical"], ["must_abstain"], ["unsupported_budget"]]
+        self.assertEqual([got for _, got in rows], expected)
+
+    def test_critical_and_significance_need_a_baseline(self):
+        policy = {"critical": ("q",), "significance": {"metric": "recall", "alpha": 0.05}}
+        judged = evaluate.check_policy(policy, QUESTIONS)
+        self.assertEqual(judged, {"accepted": True, "broken": [], "held": [],
+                                  "unchecked": ["critical", "significance"]})
+
+    def test_significance_holds_when_the_metric_rises_with_p_below_alpha(self):
+        def outcome(before, after, alpha=0.05, metric="coverage"):
+            policy = {"significance": {"metric": metric, "alpha": alpha}}
+            judged = evaluate.check_policy(policy, moved(after), moved(before))
+            return [(held, detail) for held in ("held", "broken") for _, _, detail in judged[held]]
+        six = [0.0] * 6
+        rows = [
+            # Six questions all up: p = 2 / 2**6 = 1/32, below 0.05 but not below 0.03.
+            ((six, [1.0] * 6), [("held", "coverage mean +1.00, p = 1/32 (exact), alpha 0.05")]),
+            ((six, [1.0] * 6, 0.03), [("broken", "coverage mean +1.00, p = 1/32 (exact), "
+                                                 "alpha 0.03")]),
+            ((six, [1.0] * 6, 0.03125), [("broken", "coverage mean +1.00, p = 1/32 (exact), "
+                                                    "alpha 0.03125")]),  # p must be below
+            # All down: as rare, but the wrong way.
+            (([1.0] * 6, six), [("broken", "coverage mean -1.00, p = 1/32 (exact), alpha 0.05")]),
+            ((six, six), [("broken", "coverage mean +0.00, p = 1 (exact), alpha 0.05")]),
+            # Five questions cannot show it at 0.05: 2 / 2**5 = 1/16.
+            (([0.0] * 5, [1.0] * 5), [("broken", "coverage mean +1.00, p = 1/16 (exact), "
+                                                 "alpha 0.05")]),
+            ((six, [1.0] * 6, 0.05, "precision"),  # retrieval did not move
+             [("broken", "precision mean +0.00, p = 1 (exact), alpha 0.05")]),
+        ]
+        self.assertRows(outcome, rows)
+
+    def test_significance_reads_only_the_answerable_slice(self):
+        policy = {"significance": {"metric": "support", "alpha": 0.5}}
+        before = dict(moved([0.0] * 3), r=ANSWERED)
+        after = dict(moved([1.0] * 3), r=ABSTAINED)  # r's support goes n/a: not answerable anyway
+        judged = evaluate.check_policy(policy, after, before)
+        self.assertEqual(judged["held"], [("significance", "answerable",
+                                           "support mean +1.00, p = 1/4 (exact), alpha 0.5")])
+
     def test_accepted_means_nothing_is_broken(self):
-        judged = evaluate.check_policy(LENIENT, {"q": counts(generated=2), "r": ANSWERED})
+        judged = evaluate.check_policy(LOOSE, {"q": counts(generated=2), "r": ANSWERED})
         held = [("unsupported_budget", "answerable", "1 unsupported claim, budget 100"),
                 ("unsupported_budget", "unanswerable", "1 unsupported claim, budget 100")]
-        self.assertEqual(judged, {"accepted": True, "broken": [], "held": held})
-        strict = lenient(must_abstain=("r",))
-        self.assertFalse(evaluate.check_policy(strict, {"r": ANSWERED})["accepted"])
+        self.assertEqual(judged, {"accepted": True, "broken": [], "held": held, "unchecked": []})
+        self.assertFalse(evaluate.check_policy({"must_abstain": ("r",)},
+                                               {"r": ANSWERED})["accepted"])
 
     def test_each_fault_in_a_policy_raises_an_exact_message(self):
         def message(what, policy, baseline=None, candidate=QUESTIONS):
             return message_of(evaluate.check_policy,
                               dict(policy=policy, candidate=candidate, baseline=baseline))
+
+        def significance(**fields):
+            return {"significance": dict({"metric": "coverage", "alpha": 0.05}, **fields)}
         rows = [
-            (("policy as a list", [LENIENT]), "policy: expected a dict, got [{'critical': (), "
-             "'min_coverage': 0, 'must_abstain': (), 'unsupported_budget'..."),
-            (("policy as a dict subclass", Dict(LENIENT)), "policy: expected a dict, got "
-             "{'critical': (), 'min_coverage': 0, 'must_abstain': (), 'unsupported_budget':..."),
-            (("no critical rule", {"min_coverage": 1.0}),
-             'policy["critical"]: missing from {\'min_coverage\': 1.0}'),
-            (("a rule the policy does not know", lenient(notes="x")),
+            (("policy as a list", [LOOSE]), "policy: expected a dict, got "
+             "[{'unsupported_budget': {'answerable': 100, 'unanswerable': 100}}]"),
+            (("policy as a dict subclass", Dict(LOOSE)), "policy: expected a dict, got "
+             "{'unsupported_budget': {'answerable': 100, 'unanswerable': 100}}"),
+            (("no rule", {}), "policy: expected at least one of the rules ('critical', "
+             "'min_coverage', 'unsupported_budget', 'must_abstain', 'significance'), got {}"),
+            (("a plan and no rule", {"unresolved": "both"}), "policy: expected at least one of "
+             "the rules ('critical', 'min_coverage', 'unsupported_budget', 'must_abstain', "
+             "'significance'), got {'unresolved': 'both'}"),
+            (("a rule the policy does not know", dict(LOOSE, notes="x")),
              "policy: unknown rule 'notes'; the rules are "
-             "('critical', 'min_coverage', 'unsupported_budget', 'must_abstain')"),
-            (("critical as a list", lenient(critical=["q"])),
+             "('critical', 'min_coverage', 'unsupported_budget', 'must_abstain', 'significance')"),
+            (("critical as a list", {"critical": ["q"]}),
              'policy["critical"]: expected a tuple of question names, got [\'q\']'),
-            (("critical misspelt", lenient(critical=("p",))),
+            (("critical misspelt", {"critical": ("p",)}),
              'policy["critical"]: no question named \'p\''),
-            (("critical as a str subclass", lenient(critical=(Str("q"),))),
+            (("critical as a str subclass", {"critical": (Str("q"),)}),
              'policy["critical"]: no question named \'q\''),
-            (("critical unhashable", lenient(critical=(["q"],))),
+            (("critical unhashable", {"critical": (["q"],)}),
              'policy["critical"]: no question named [\'q\']'),
-            (("critical repeated", lenient(critical=("q", "q"))),
+            (("critical repeated", {"critical": ("q", "q")}),
              'policy["critical"]: repeated question \'q\''),
-            (("critical unanswerable", lenient(critical=("r",))),
+            (("critical unanswerable", {"critical": ("r",)}),
              'policy["critical"]: \'r\' is unanswerable; list it in policy["must_abstain"]'),
-            (("min_coverage above 1", lenient(min_coverage=1.01)),
+            (("min_coverage without critical", {"min_coverage": 1.0}),
+             'policy["min_coverage"]: applies to the questions of policy["critical"], and the '
+             "policy has none: got {'min_coverage': 1.0}"),
+            (("min_coverage above 1", {"critical": (), "min_coverage": 1.01}),
              'policy["min_coverage"]: expected a number from 0 to 1, got 1.01'),
-            (("min_coverage below 0", lenient(min_coverage=-0.5)),
+            (("min_coverage below 0", {"critical": (), "min_coverage": -0.5}),
              'policy["min_coverage"]: expected a number from 0 to 1, got -0.5'),
-            (("min_coverage True", lenient(min_coverage=True)),
+            (("min_coverage True", {"critical": (), "min_coverage": True}),
              'policy["min_coverage"]: expected a number from 0 to 1, got True'),
-            (("min_coverage as text", lenient(min_coverage="1")),
+            (("min_coverage as text", {"critical": (), "min_coverage": "1"}),
              'policy["min_coverage"]: expected a number from 0 to 1, got \'1\''),
-            (("min_coverage NaN", lenient(min_coverage=float("nan"))),
+            (("min_coverage NaN", {"critical": (), "min_coverage": float("nan")}),
              'policy["min_coverage"]: expected a number from 0 to 1, got nan'),
-            (("budget as a list", lenient(unsupported_budget=[0, 0])),
-             'policy["unsupported_budget"]: expected a dict with the keys '
+            (("budget as a list", {"unsupported_budget": [0, 0]}),
+             'policy["unsupported_budget"]: expected a dict with one or both of the keys '
              "('answerable', 'unanswerable'), got [0, 0]"),
-            (("budget without a slice", lenient(unsupported_budget={"answerable": 0})),
-             'policy["unsupported_budget"]: expected a dict with the keys '
-             "('answerable', 'unanswerable'), got {'answerable': 0}"),
-            (("budget with another slice", lenient(unsupported_budget=dict(
-                LENIENT["unsupported_budget"], other=0))),
-             'policy["unsupported_budget"]: expected a dict with the keys '
-             "('answerable', 'unanswerable'), got {'answerable': 100, 'unanswerable': 100, "
-             "'other': 0}"),
-            (("budget True", lenient(unsupported_budget={"answerable": True, "unanswerable": 0})),
+            (("budget of no slice", {"unsupported_budget": {}}),
+             'policy["unsupported_budget"]: expected a dict with one or both of the keys '
+             "('answerable', 'unanswerable'), got {}"),
+            (("budget with another slice", {"unsupported_budget": {"answerable": 0, "other": 0}}),
+             'policy["unsupported_budget"]: expected a dict with one or both of the keys '
+             "('answerable', 'unanswerable'), got {'answerable': 0, 'other': 0}"),
+            (("budget True", {"unsupported_budget": {"answerable": True, "unanswerable": 0}}),
              'policy["unsupported_budget"][\'answerable\']: expected an int of at least 0, got True'),
-            (("budget below 0", lenient(unsupported_budget={"answerable": 0, "unanswerable": -1})),
+            (("budget below 0", {"unsupported_budget": {"answerable": 0, "unanswerable": -1}}),
              'policy["unsupported_budget"][\'unanswerable\']: expected an int of at least 0, got -1'),
-            (("budget as a float", lenient(unsupported_budget={"answerable": 1.0,
-                                                                "unanswerable": 0})),
+            (("budget as a float", {"unsupported_budget": {"answerable": 1.0}}),
              'policy["unsupported_budget"][\'answerable\']: expected an int of at least 0, got 1.0'),
-            (("must_abstain as a str", lenient(must_abstain="r")),
+            (("must_abstain as a str", {"must_abstain": "r"}),
              'policy["must_abstain"]: expected a tuple of question names, got \'r\''),
-            (("must_abstain misspelt", lenient(must_abstain=("s",))),
+            (("must_abstain misspelt", {"must_abstain": ("s",)}),
              'policy["must_abstain"]: no question named \'s\''),
-            (("must_abstain answerable", lenient(must_abstain=("q",))),
+            (("must_abstain answerable", {"must_abstain": ("q",)}),
              'policy["must_abstain"]: \'q\' is answerable; '
              "only an unanswerable question must be abstained on"),
-            (("candidate as a list", LENIENT, None, ["q", "r"]),
+            (("significance as a number", {"significance": 0.05}),
+             'policy["significance"]: expected a dict with the keys "metric" and "alpha", '
+             "got 0.05"),
+            (("significance without alpha", {"significance": {"metric": "recall"}}),
+             'policy["significance"]: expected a dict with the keys "metric" and "alpha", '
+             "got {'metric': 'recall'}"),
+            (("significance on abstention", significance(metric="abstention_correct")),
+             'policy["significance"]["metric"]: expected one of (\'precision\', \'recall\', '
+             "'rr', 'support', 'coverage'), got 'abstention_correct'"),
+            (("significance on an unhashable metric", significance(metric=["rr"])),
+             'policy["significance"]["metric"]: expected one of (\'precision\', \'recall\', '
+             "'rr', 'support', 'coverage'), got ['rr']"),
+            (("alpha of 0", significance(alpha=0)),
+             'policy["significance"]["alpha"]: expected a number above 0 to 0.5, got 0'),
+            (("alpha above 0.5", significance(alpha=0.51)),
+             'policy["significance"]["alpha"]: expected a number above 0 to 0.5, got 0.51'),
+            (("alpha as text", significance(alpha="0.05")),
+             'policy["significance"]["alpha"]: expected a number above 0 to 0.5, got \'0.05\''),
+            (("an unknown plan", dict(LOOSE, unresolved="strictly")),
+             'policy["unresolved"]: expected one of (\'strict\', \'lenient\', \'both\'), '
+             "got 'strictly'"),
+            (("an unhashable plan", dict(LOOSE, unresolved=["both"])),
+             'policy["unresolved"]: expected one of (\'strict\', \'lenient\', \'both\'), '
+             "got ['both']"),
+            (("candidate as a list", LOOSE, None, ["q", "r"]),
              "candidate: expected a dict by question name, got ['q', 'r']"),
-            (("baseline as a list", LENIENT, ["q", "r"]),
+            (("baseline as a list", LOOSE, ["q", "r"]),
              "baseline: expected a dict by question name, got ['q', 'r']"),
-            (("baseline of other questions", LENIENT, {"q": counts()}),
+            (("baseline of other questions", LOOSE, {"q": counts()}),
              "baseline: expected the questions of candidate ('q', 'r'), got ('q',)"),
-            (("scores, not tallies", LENIENT, None, {"q": evaluate.scores(counts())}),
+            (("scores, not tallies", LOOSE, None, {"q": evaluate.scores(counts())}),
              "candidate['q']: expected a tally, got {'precision': 0.5, 'recall': 1.0, "
              "'rr': 1.0, 'support': 1.0, 'coverage': 1.0,..."),
-            (("a tally as a dict subclass", LENIENT, {"q": Dict(counts()), "r": ABSTAINED}),
+            (("a tally as a dict subclass", LOOSE, {"q": Dict(counts()), "r": ABSTAINED}),
              "baseline['q']: expected a tally, got {'relevant': 1, 'k': 2, 'hits': 1, "
              "'first_hit': 1, 'generated': 1, 'supported..."),
         ]
@@ -1547,15 +1722,29 @@ class Policy(TestCase):
                               dict(policy=policy, candidate=candidate, baseline=baseline))
         rows = [
             (("the fixture's policy", POLICY, None, fixture_tallies("A")), None),
-            (("critical and must_abstain", lenient(critical=("q",), must_abstain=("r",))), None),
-            (("no critical question", lenient(critical=())), None),
-            (("min_coverage 1 as an int", lenient(min_coverage=1)), None),
-            (("min_coverage 0.0", lenient(min_coverage=0.0)), None),
-            (("budgets of 0", lenient(unsupported_budget={"answerable": 0, "unanswerable": 0})),
-             None),
-            (("a baseline in another order", LENIENT, {"r": ABSTAINED, "q": counts()}), None),
+            (("critical and must_abstain", {"critical": ("q",), "must_abstain": ("r",)}), None),
+            (("no critical question", {"critical": ()}), None),
+            (("min_coverage 1 as an int", {"critical": (), "min_coverage": 1}), None),
+            (("min_coverage 0.0", {"critical": (), "min_coverage": 0.0}), None),
+            (("budgets of 0", {"unsupported_budget": {"answerable": 0, "unanswerable": 0}}), None),
+            (("a budget of one slice", {"unsupported_budget": {"answerable": 0}}), None),
+            (("alpha of 0.5", {"significance": {"alpha": 0.5, "metric": "rr"}}), None),
+            (("a tiny alpha", {"significance": {"metric": "precision", "alpha": 5e-324}}), None),
+            (("each plan", dict(LOOSE, unresolved="strict")), None),
+            (("each plan", dict(LOOSE, unresolved="lenient")), None),
+            (("each plan", dict(LOOSE, unresolved="both")), None),
+            (("a baseline in another order", LOOSE, {"r": ABSTAINED, "q": counts()}), None),
         ]
         self.assertRows(message, rows)
+
+    def test_many_names_are_checked_in_linear_time(self):
+        names = tuple("q%d" % index for index in range(40000))
+        answerable = dict.fromkeys(names, True)
+        self.assertIsNone(message_of(evaluate.check_policy_rules, dict(
+            policy={"critical": names}, answerable=answerable)))
+        self.assertEqual(message_of(evaluate.check_policy_rules, dict(
+            policy={"critical": names + ("q0",)}, answerable=answerable)),
+            'policy["critical"]: repeated question \'q0\'')
 
     def test_a_disclosure_is_broken_whatever_the_policy_says(self):
         def disclosures(policy, candidate, baseline=None):
@@ -1566,12 +1755,12 @@ class Policy(TestCase):
         found = [("disclosure", "q", "2 restricted documents in the top k or cited"),
                  ("disclosure", "r", "1 restricted document in the top k or cited")]
         rows = [
-            ((LENIENT, disclosing), (False, found)),                   # no baseline needed
-            ((LENIENT, disclosing, disclosing), (False, found)),       # a baseline's excuses nothing
-            ((lenient(critical=("q",)), disclosing, QUESTIONS), (False, found)),
-            ((LENIENT, {"q": counts(disclosed=1)}),
+            ((LOOSE, disclosing), (False, found)),                   # no baseline needed
+            ((LOOSE, disclosing, disclosing), (False, found)),       # a baseline's excuses nothing
+            (({"critical": ("q",)}, disclosing, QUESTIONS), (False, found)),
+            ((LOOSE, {"q": counts(disclosed=1)}),
              (False, [("disclosure", "q", "1 restricted document in the top k or cited")])),
-            ((LENIENT, QUESTIONS, disclosing), (True, [])),            # only the candidate's count
+            ((LOOSE, QUESTIONS, disclosing), (True, [])),            # only the candidate's count
         ]
         self.assertRows(disclosures, rows)
 
@@ -1592,7 +1781,7 @@ class Policy(TestCase):
             candidate = {"q%d" % index: random_tally() for index in range(rng.randint(1, 4))}
             disclosed = any(tally["disclosed"] for tally in candidate.values())
             rows.append(((candidate,), not disclosed))
-        self.assertRows(lambda candidate: evaluate.check_policy(LENIENT, candidate)["accepted"],
+        self.assertRows(lambda candidate: evaluate.check_policy(LOOSE, candidate)["accepted"],
                         rows)
 
 
@@ -1635,7 +1824,7 @@ class HandMadeTallies(TestCase):
     def test_each_fault_in_a_tally_raises_an_exact_message(self):
         rows = [((what, tally), message) for what, tally, message in TALLY_FAULTS]
         self.assertRows(lambda what, tally: message_of(
-            evaluate.check_policy, dict(policy=LENIENT, candidate={"q": tally})), rows)
+            evaluate.check_policy, dict(policy=LOOSE, candidate={"q": tally})), rows)
 
     def test_nearest_valid_tallies_are_accepted(self):
         rows = [((tally,), None) for tally in [
@@ -1644,7 +1833,7 @@ class HandMadeTallies(TestCase):
             counts(relevant=3, hits=1, first_hit=2), counts(disclosed=100),
             dict(counts(), k=100), dict(counts(relevant=100, hits=100, expected=1), k=100)]]
         self.assertRows(lambda tally: message_of(evaluate.check_policy,
-                                                 dict(policy=LENIENT, candidate={"q": tally})),
+                                                 dict(policy=LOOSE, candidate={"q": tally})),
                         rows)
 
     def test_odd_values_in_every_count_raise_only_evaluation_errors(self):
@@ -1654,7 +1843,7 @@ class HandMadeTallies(TestCase):
         def outcome(key, value):
             tally = dict(counts(), **{key: value})
             try:
-                evaluate.check_policy(LENIENT, {"q": tally}, {"q": counts()})
+                evaluate.check_policy(LOOSE, {"q": tally}, {"q": counts()})
             except EvaluationError as error:
                 return "rejected" if "candidate['q']" in str(error) else str(error)
             return "accepted"

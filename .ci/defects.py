@@ -1,43 +1,113 @@
 """Break the scorer on purpose, once per defect, and check what a student would read.
 
-For each defect in test_evaluate.DEFECTS and test_evaluate.CRASHES, a copy of
-the project (the four .py files and README.md) gets that defect in
-evaluate.py, and `python -m unittest` runs there. It must fail and print at
-most 300 lines in all, and the first block it prints must belong to a worked
-check:
-- a defect of DEFECTS fails an assertion, never raises, and its first block
-  is the worked check that names its rule;
-- a defect of CRASHES raises, and its first block is a worked check whose
-  traceback shows the evaluate.py function that raised.
+For each defect below, a copy of the project (the four .py files and
+README.md) gets that defect in evaluate.py, and `python -m unittest` runs
+there. It must fail and print at most 300 lines in all, and its first
+FAIL/ERROR block must be the worked check of the rule the defect breaks:
+- a defect that returns a wrong value fails that check's assertion, and
+  nothing raises anywhere;
+- a defect that raises does so in that check, and the traceback ends in the
+  evaluate.py function that raised.
+The suite then proves it can fail, on evaluate.py's own text: if a defect's
+text is not in evaluate.py exactly once, that defect fails here, so a change
+to the scorer that moves a target must move the target too.
 
     python .ci/defects.py        one line per defect, then "N passed, N failed"
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-from test_evaluate import CRASHES, DEFECTS, WorkedChecks  # noqa: E402  (after the path is set)
-
 FILES = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py", "README.md")
 MAX_LINES = 300
-WORKED_CHECKS = {name for name in dir(WorkedChecks) if name.startswith("test_")}
+
+# defect: (text of evaluate.py, what replaces it, the worked check printed first,
+#          the function it raises in, or None when it returns a wrong value)
+DEFECTS = {
+    # The three defects the suite must catch, whatever else changes.
+    "precision over the documents returned, not k":
+        ('"k": k,', '"k": max(1, len(retrieved)),',
+         "test_short_list_keeps_the_cutoff_denominator", None),
+    "any labelled citation supports the claim, not all":
+        ("""    for cited in citations:
+        # Any labelled source of this claim will do, but every citation must be one.
+        if cited not in support[claim_id]:""",
+         """    if not any(cited in support[claim_id] for cited in citations):
+        if True:""",
+         "test_one_bad_citation_makes_a_claim_unsupported", None),
+    "a source outside the top k still supports":
+        ("visible = set(retrieved[:k])", "visible = set(retrieved)",
+         "test_source_outside_the_cutoff_supports_nothing", None),
+    # The Exercises of the README.
+    "recall over k, not the relevant documents":
+        ('counts["hits"] / counts["relevant"]', 'counts["hits"] / counts["k"]',
+         "test_recall_divides_by_the_relevant_documents", None),
+    "reciprocal rank off by one":
+        ("return 1 / first_hit", "return 1 / (first_hit + 1)",
+         "test_reciprocal_rank_is_one_over_the_first_relevant_rank", None),
+    "coverage over the generated claims, not the expected ones":
+        ('counts["supported"] / counts["expected"]', 'counts["supported"] / counts["generated"]',
+         "test_coverage_divides_by_the_expected_claims", None),
+    "support over the expected claims, not the generated ones":
+        ('counts["supported"] / counts["generated"]', 'counts["supported"] / counts["expected"]',
+         "test_support_divides_by_the_generated_claims", None),
+    "abstention inverted":
+        ("None if answerable else not answered", "None if answerable else answered",
+         "test_abstaining_is_correct_only_on_an_unanswerable_question", None),
+    "ranks counted from 0":
+        ("enumerate(retrieved[:k], start=1)", "enumerate(retrieved[:k])",
+         "test_ranks_count_from_one", None),
+    "a hit counted one slot past k":
+        ("enumerate(retrieved[:k], start=1)", "enumerate(retrieved[:k + 1], start=1)",
+         "test_a_relevant_document_ranked_just_past_k_is_no_hit", None),
+    "reciprocal rank taken from the last hit, not the first":
+        ('"first_hit": ranks[0] if ranks else None', '"first_hit": ranks[-1] if ranks else None',
+         "test_the_first_hit_is_the_best_ranked_relevant_document", None),
+    "expected claims counted from the relevant documents":
+        ('"expected": len(support),', '"expected": len(relevant),',
+         "test_expected_claims_are_counted_from_the_labels", None),
+    "the relevant count taken from the retrieved list":
+        ('"relevant": len(relevant),', '"relevant": len(retrieved),',
+         "test_relevant_documents_are_counted_whether_retrieved_or_not", None),
+    "a restricted document cited but not retrieved is not disclosed":
+        ("exposed.update(citations)", "pass",
+         "test_citing_a_restricted_document_discloses_it", None),
+    # Defects that raise: the traceback must end where they do.
+    "support of an empty answer divides by 0":
+        ('counts["supported"] / counts["generated"] if answered else None',
+         'counts["supported"] / counts["generated"]',
+         "test_an_empty_answer_has_no_support_ratio", "scores"),
+    "recall of an unanswerable question divides by 0":
+        ('counts["hits"] / counts["relevant"] if answerable else None',
+         'counts["hits"] / counts["relevant"]',
+         "test_an_unanswerable_question_has_no_retrieval_values_and_no_coverage", "scores"),
+    "reciprocal rank with no hit divides by None":
+        ("    if first_hit is None:\n        return 0.0", "    if False:\n        return 0.0",
+         "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", "reciprocal_rank"),
+    "the no-label rule removed, so a claim nobody labelled raises":
+        ('    if claim_id not in support:\n        return "no label"',
+         '    if False:\n        return "no label"',
+         "test_a_claim_nobody_labelled_is_unsupported", "unsupported_because"),
+}
 
 
 def broken_copy(folder, original, replacement):
-    """Copy the project into folder, with one defect put into evaluate.py."""
+    """Copy the project into folder, with one defect put into evaluate.py; False if the
+    defect's text is not in evaluate.py exactly once."""
     for name in FILES:
         shutil.copy(os.path.join(ROOT, name), folder)
     path = os.path.join(folder, "evaluate.py")
     with open(path, encoding="utf-8") as file:
         source = file.read()
     if source.count(original) != 1:
-        raise SystemExit("the text a defect replaces is not in evaluate.py once: %r" % original)
+        return False
     with open(path, "w", encoding="utf-8") as file:
         file.write(source.replace(original, replacement))
+    return True
 
 
 def blocks(lines):
@@ -51,12 +121,8 @@ def blocks(lines):
     return found
 
 
-def problems(output, check=None, function=None):
-    """Return what is wrong with the suite's output for a defect; empty when all is well.
-
-    check: the worked check that must come first, with no error anywhere;
-    function: the evaluate.py function an error's traceback must show.
-    """
+def problems(output, check, function):
+    """Return what is wrong with the suite's output for a defect; empty when all is well."""
     lines = output.splitlines()
     found = []
     if len(lines) > MAX_LINES:
@@ -65,47 +131,45 @@ def problems(output, check=None, function=None):
     if not printed:
         return found + ["nothing failed"]
     heading, block = printed[0]
-    name = heading.split()[1]
-    if name not in WORKED_CHECKS:
-        found.append("first block is %s, not a worked check" % heading)
-    if check is not None:
-        if name != check:
-            found.append("first failure is %s, not %s" % (heading, check))
-        errors = [heading for heading, _ in printed if heading.startswith("ERROR: ")]
-        if errors:
-            found.append("%d errors, the first: %s" % (len(errors), errors[0]))
-    if function is not None and heading.startswith("ERROR: "):
-        frame = ', in %s' % function
-        if not any('evaluate.py"' in line and line.endswith(frame) for line in block):
-            found.append("the first error's traceback does not show %s() in evaluate.py"
-                         % function)
+    if heading.split()[1] != check:
+        found.append("first block is %s, not %s" % (heading, check))
+    errors = [heading for heading, _ in printed if heading.startswith("ERROR: ")]
+    if function is None and errors:
+        found.append("%d errors, the first: %s" % (len(errors), errors[0]))
+    if function is not None:
+        frames = re.findall(r'evaluate\.py", line \d+, in (\w+)$', "\n".join(block), re.M)
+        if not heading.startswith("ERROR: ") or frames[-1:] != [function]:
+            found.append("the first block does not raise in %s() of evaluate.py" % function)
     return found
 
 
 def main():
     """Run the suite on every broken copy at once; report each defect."""
-    defects = [(name, original, replacement, {"check": check})
-               for name, (original, replacement, check) in DEFECTS.items()]
-    defects += [(name, original, replacement, {"function": function})
-                for name, (original, replacement, function) in CRASHES.items()]
     failed = 0
     with tempfile.TemporaryDirectory() as scratch:
         runs = []
-        for number, (name, original, replacement, expected) in enumerate(defects):
+        for number, (name, (original, replacement, check, function)) in enumerate(
+                DEFECTS.items()):
             folder = os.path.join(scratch, str(number))
             os.mkdir(folder)
-            broken_copy(folder, original, replacement)
+            if not broken_copy(folder, original, replacement):
+                runs.append((name, None, check, function))
+                continue
             process = subprocess.Popen([sys.executable, "-m", "unittest"], cwd=folder,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                        universal_newlines=True)
-            runs.append((name, process, expected))
-        for name, process, expected in runs:
+            runs.append((name, process, check, function))
+        for name, process, check, function in runs:
+            if process is None:
+                failed += 1
+                print("%s: FAIL: its text is not in evaluate.py exactly once" % name)
+                continue
             output = process.communicate()[0]
-            found = problems(output, **expected)
+            found = problems(output, check, function)
             failed += bool(found)
             print("%s: %s (%d lines)" % (name, "; ".join(found) or "ok",
                                          len(output.splitlines())))
-    print("%d passed, %d failed" % (len(defects) - failed, failed))
+    print("%d passed, %d failed" % (len(DEFECTS) - failed, failed))
     return 1 if failed else 0
 
 

@@ -1,22 +1,27 @@
 """Print the scores of systems A and B on the fixture, question by question.
 
-    python demo.py              the per-question table
-    python demo.py --summary    the table, then the comparison of A and B and the decision
-    python demo.py --explain    the table, then why each unsupported claim is unsupported
-    python demo.py --data FILE.json [--summary | --explain]
-                                the same for your own data: a JSON file that mirrors
-                                fixtures.py (see "Using your own data" in the README)
+    python demo.py                   the per-question table
+    python demo.py --explain         the table, why each unsupported claim is unsupported,
+                                     and the claims nobody has reviewed yet
+    python demo.py --summary         what changed from the baseline A to each candidate,
+                                     the averages, the paired tests and the decision
+    python demo.py --json            the same report as one JSON document, for programs
+    python demo.py --data FILE.json  any of these for your own data: a JSON file that
+                                     mirrors fixtures.py (see "Using your own data")
+
+Options combine, in any order. Exit status: 0 when the report is printed; 1
+for a fault in the data, named on one line of standard error; 2 for an
+option it does not know; 74 when the report cannot be written (standard
+output closed or full), said on one line; 141 when the reader stops early,
+as `| head` does, said nowhere.
 """
 import sys
 
-from evaluate import (METRICS, EvaluationError, cell, change, check_policy, correct_abstentions,
-                      explain_system, load_data, macro_mean, manifest_changes, p_text,
-                      paired_test, pooled_support, scores, slices, tally_system, verdict,
-                      verdict_totals)
+from evaluate import METRICS, EvaluationError, cell, load_data, p_text, report
 from fixtures import CASES, CORPUS, POLICY, RUNS
 
-USAGE = "usage: python demo.py [--summary | --explain] [--data FILE.json]"
-OPTIONS = ("--summary", "--explain")
+USAGE = "usage: python demo.py [--summary] [--explain] [--json] [--data FILE.json]"
+OPTIONS = ("--summary", "--explain", "--json")
 
 
 def fixture_data():
@@ -31,147 +36,86 @@ def labels(k):
                               "support", "coverage", "abstention")))
 
 
-RATIOS = METRICS[:-1]  # abstention is a yes or no, counted apart
-
-
-def table_lines(data, scored):
+def table_lines(result):
     """Return the per-question table: a header, then a row per case and system."""
-    lines = ["case system | " + " ".join(labels(data["k"]).values())]
-    for name in data["cases"]:
-        for system in data["systems"]:
-            values = scored[system][name].values()
-            lines.append("%s %s | %s" % (name, system, " ".join(map(cell, values))))
+    lines = ["case system | " + " ".join(labels(result["k"]).values())]
+    for question in result["questions"]:
+        for system, row in question["systems"].items():
+            lines.append("%s %s | %s" % (question["case"], system,
+                                         " ".join(map(cell, row["scores"].values()))))
     return lines
 
 
-def explanations(data):
-    """Return explain_system() of each system."""
-    return {system: explain_system(data["corpus"], data["cases"], data["runs"], system,
-                                   k=data["k"]) for system in data["systems"]}
-
-
-def explain_lines(data):
-    """Return a line per unsupported claim, uncovered expected claim and disclosure."""
+def explain_lines(result):
+    """Return a line per unsupported claim, uncovered expected claim and disclosure, then
+    the claims nobody has reviewed."""
     lines = ["", "each unsupported claim with the first rule it breaks, "
                  "each expected claim left uncovered, and each restricted document disclosed"]
-    why = explanations(data)
-    for name in data["cases"]:
-        for system in data["systems"]:
-            found = why[system][name]
-            lines += ["%s %s | claim %s unsupported: %s" % (name, system, claim, reason)
-                      for claim, reason in found["claims"] if reason]
-            lines += ["%s %s | expected claim %s not covered" % (name, system, claim)
-                      for claim in found["uncovered"]]
-            lines += ["%s %s | restricted document %s disclosed" % (name, system, doc_id)
-                      for doc_id in found["disclosed"]]
+    for question in result["questions"]:
+        for system, row in question["systems"].items():
+            where, found = "%s %s | " % (question["case"], system), row["explain"]
+            lines += [where + "claim %s unsupported: %s" % pair for pair in found["claims"]
+                      if pair[1]]
+            lines += [where + "expected claim %s not covered" % claim for claim in found["uncovered"]]
+            lines += [where + "restricted document %s disclosed" % doc for doc in found["disclosed"]]
+    lines += ["", "claims nobody has labelled, rejected or disputed: the next round of reviewing"]
+    lines += ["%s | %s: claim %s citing %s" % (system, name, claim, ", ".join(cited) or "nothing")
+              for system, name, claim, cited in result["review_queue"]] or ["none"]
     return lines
 
 
-def side_by_side(title, systems, cells):
-    """Return one figure line: its title, then each system's cell."""
-    return title + "".join(" | %s %s" % pair for pair in zip(systems, cells))
+def listed(names, most=10):
+    """Return names joined by commas, the first `most` of them and how many in all."""
+    more = ", ... (%d in all)" % len(names) if len(names) > most else ""
+    return ", ".join(names[:most]) + more
 
 
-def slice_lines(title, names, data, tallies, scored):
-    """Return a slice's macro mean of each ratio, then its pooled support."""
-    systems, label = data["systems"], labels(data["k"])
-    listed = ", ".join(names[:10]) + (", ... (%d in all)" % len(names) if len(names) > 10 else "")
-    lines = ["", "%s slice: %s" % (title, listed or "no questions")]
-    for metric in RATIOS:
-        means = [macro_mean([scored[system][name][metric] for name in names])
-                 for system in systems]
-        lines.append(side_by_side(label[metric] + " macro mean", systems,
-                                  ["%s (%d of %d)" % (cell(m), n, total) for m, n, total in means]))
-    pooled = [pooled_support([tallies[system][name] for name in names]) for system in systems]
-    lines.append(side_by_side("support pooled", systems,
-                              ["%d/%d = %s" % (s, g, cell(ratio)) for s, g, ratio in pooled]))
+def summary_lines(result):
+    """Return the summary: what changed, the averages, the tests, disclosures, decisions."""
+    summary, systems, label = result["summary"], result["systems"], labels(result["k"])
+    parts = summary["slices"]
+    lines = ["summary of %s: %d questions (%d answerable), k = %d, baseline %s, %s %s"
+             % (result["source"], len(result["questions"]), len(parts["answerable"]),
+                result["k"], systems[0], "candidates" if len(systems) > 2 else "candidate",
+                ", ".join(systems[1:]))]
+    for compared in summary["comparisons"]:
+        lines += manifest_lines(compared) + change_lines(compared, label)
+    for part in ("answerable", "unanswerable"):
+        lines += slice_lines(part, parts[part], summary["means"][part], label, systems)
+    if "lenient_means" in summary:
+        lines += slice_lines("answerable", parts["answerable"],
+                             summary["lenient_means"]["answerable"], label, systems,
+                             ", lenient reading (disputed labels count as support)")
+        lines.append("disputed labels: " + listed(["%s: %s <- %s" % (name, claim, ", ".join(
+            sources)) for name, claim, sources in summary["disputed_labels"]]))
+    lines += ["", "n/a rule: a macro mean skips questions without a value and says how many "
+                  "it averaged; n/a never counts as 0."]
+    for compared in summary["comparisons"]:
+        lines += paired_lines(compared, len(parts["answerable"]), label)
+    lines += ["", "restricted documents disclosed (in the top k or cited); "
+                  "no score and no policy can excuse one"]
+    lines += ["%s | %s" % (system, listed(["%s: %s" % (name, ", ".join(documents))
+                                           for name, documents in found]) or "none")
+              for system, found in summary["disclosures"].items()]
+    if "policy" in summary:
+        lines += ["", "acceptance policy, from %s" % summary["policy"]["source"],
+                  "(python demo.py --explain shows why each unsupported claim is unsupported)"]
+        lines += decision_lines("%s alone" % systems[0], summary["policy"]["baseline_alone"])
+        for compared in summary["comparisons"]:
+            lines += decision_lines("%s against %s" % (compared["candidate"], systems[0]),
+                                    compared["decision"])
     return lines
 
 
-def change_line(question, judgement, old, new, label):
-    """Return one question's verdict from baseline to candidate, with each value that moved."""
-    judged, unjudged = [], []
-    for metric in METRICS:
-        if old[metric] != new[metric]:
-            text = "%s %s -> %s" % (label[metric], cell(old[metric]), cell(new[metric]))
-            if change(old[metric], new[metric]) is None:
-                unjudged.append(text)  # n/a on one side: shown, not judged
-            else:
-                judged.append(text)
-    detail = ", ".join(judged) or "nothing judged moved"
-    if unjudged:
-        detail += "; not judged: " + ", ".join(unjudged)
-    return "%s: %s (%s)" % (question, judgement, detail)
-
-
-def change_lines(data, scored):
-    """Return each question's verdict from baseline to candidate, then the totals."""
-    (a, b), label = data["systems"], labels(data["k"])
-    before, after = scored[a], scored[b]
-    lines = ["", "per-question change from %s to %s "
-                 "(a pair with n/a on either side is shown, not judged)" % (a, b)]
-    verdicts = {question: verdict(before[question], after[question]) for question in before}
-    lines += [change_line(question, verdicts[question], before[question], after[question], label)
-              for question in before]
-    totals = verdict_totals(verdicts.values())
-    lines.append("totals: " + ", ".join("%d %s" % (n, name) for name, n in totals.items()))
-    return lines
-
-
-def p_line(label, test):
-    """Return one metric's paired test: mean, wins, ties and losses, p and how it was found."""
-    mean = "n/a" if test["mean"] is None else "%+.2f" % test["mean"]
-    moved = test["wins"] + test["losses"]
-    if test["method"] == "exact":
-        how = "exact"
-    else:  # the standard error of a share of `samples` draws
-        error = (float(test["p"]) * (1 - float(test["p"])) / test["samples"]) ** 0.5
-        how = "sampled, %d draws, standard error %.4f" % (test["samples"], error)
-    return ("%s | mean %s (%d of %d) | wins %d, ties %d, losses %d | p = %s (%s), "
-            "at least %s with %d moved" % (label, mean, test["questions"],
-                                           test["questions"] + test["left_out"], test["wins"],
-                                           test["ties"], test["losses"], p_text(test["p"]), how,
-                                           p_text(test["min_p"]), moved))
-
-
-def paired_lines(names, data, scored):
-    """Return the paired test from baseline to candidate of each ratio over some questions."""
-    from fractions import Fraction  # loaded by paired_test() already
-    (a, b), label = data["systems"], labels(data["k"])
-    lines = ["", "paired sign-flip test from %s to %s on the answerable slice "
-                 "(each question is one pair)" % (a, b)]
-    for metric in RATIOS:
-        test = paired_test({name: scored[a][name][metric] for name in names},
-                           {name: scored[b][name][metric] for name in names})
-        lines.append(p_line(label[metric], test))
-    # The floor of "at least ... with m moved" above, with every question moved.
-    lowest = Fraction(2, 2 ** len(names)) if names else Fraction(1)
-    reach = "no difference can reach" if lowest >= Fraction(1, 20) else "a difference can reach"
-    lines.append("with %d questions, p is at least %s even if all of them moved, so %s p < 0.05"
-                 % (len(names), p_text(lowest), reach))
-    return lines
-
-
-def permission_lines(data):
-    """Return the restricted documents each system disclosed, question by question."""
-    lines = ["", "restricted documents disclosed (in the top k or cited); "
-                 "no score and no policy can excuse one"]
-    for system, by_name in explanations(data).items():
-        found = ["%s: %s" % (name, ", ".join(why["disclosed"]))
-                 for name, why in by_name.items() if why["disclosed"]]
-        lines.append("%s | %s" % (system, "; ".join(found) or "none"))
-    return lines
-
-
-def manifest_lines(data):
+def manifest_lines(compared):
     """Return what changed between the two runs' manifests, if the data gives them."""
-    if data["manifests"] is None:
+    changed = compared["manifest_changes"]
+    if changed is None:
         return []
-    a, b = data["systems"]
-    changed = manifest_changes(data["manifests"], data["systems"])
     lines = ["", "run manifests: what changed from %s to %s (corpus, questions, permissions "
-                 "and rubric are held constant)" % (a, b)]
-    lines += ["%s: %s -> %s" % (field, manifest_value(old), manifest_value(new))
+                 "and rubric are held constant)" % (compared["baseline"], compared["candidate"])]
+    lines += ["%s: %s -> %s" % (field, "(none)" if old is None else ascii(old),
+                                "(none)" if new is None else ascii(new))
               for field, old, new in changed] or ["nothing changed"]
     if len(changed) > 1:
         lines.append("%d things changed at once: which of them made the difference is "
@@ -179,80 +123,137 @@ def manifest_lines(data):
     return lines
 
 
-def manifest_value(value):
-    """Return a manifest value as shown: quoted, or (none) when missing."""
-    return "(none)" if value is None else repr(value)
-
-
-def policy_lines(policy, title, candidate, baseline=None):
-    """Return each policy rule broken or held by a candidate, then its decision."""
-    judged = check_policy(policy, candidate, baseline)
-    lines = ["%s | %s %s %s (%s)" % (title, outcome, rule, subject, detail)
-             for outcome in ("broken", "held") for rule, subject, detail in judged[outcome]]
-    if baseline is None:
-        lines.append("%s | not checked: critical (no baseline to compare with)" % title)
-    decision = "accepted" if judged["accepted"] else "not accepted"
-    lines.append("decision for %s: %s (%d broken, %d held)"
-                 % (title, decision, len(judged["broken"]), len(judged["held"])))
+def change_lines(compared, label):
+    """Return each question whose verdict is not 'unchanged', with what moved, then totals."""
+    lines = ["", "per-question change from %s to %s (a pair with n/a on either side is "
+                 "shown, not judged)" % (compared["baseline"], compared["candidate"])]
+    for item in compared["changes"]:
+        if item["verdict"] == "unchanged":
+            continue  # counted in the totals; the table and --json show every question
+        moves = [("%s %s -> %s" % (label[metric], cell(old), cell(new)), judged)
+                 for metric, old, new, judged in item["moved"]]
+        detail = ", ".join(text for text, judged in moves if judged) or "nothing judged moved"
+        unjudged = [text for text, judged in moves if not judged]
+        if unjudged:
+            detail += "; not judged: " + ", ".join(unjudged)
+        lines.append("%s: %s (%s)" % (item["case"], item["verdict"], detail))
+    totals = compared["totals"]
+    lines.append("totals: " + ", ".join("%d %s" % (n, name) for name, n in totals.items())
+                 + (" (not listed)" if totals["unchanged"] else ""))
+    for name, strict, loose in compared.get("lenient_changes", ()):
+        lines.append("%s: %s, but %s in the lenient reading" % (name, strict, loose))
     return lines
 
 
-def summary_lines(data, tallies, scored, source):
-    """Return the comparison of the two systems, then the paired test and the decision."""
-    a, b = data["systems"]
-    parts = slices(tallies[a])
-    lines = manifest_lines(data)
-    lines += slice_lines("answerable", parts["answerable"], data, tallies, scored)
-    lines += slice_lines("unanswerable", parts["unanswerable"], data, tallies, scored)
-    abstentions = [correct_abstentions(tallies[system].values()) for system in data["systems"]]
-    lines.append(side_by_side("abstention correct count", data["systems"],
-                              ["%d/%d" % pair for pair in abstentions]))
-    lines += ["", "n/a rule: a macro mean skips questions without a value and says how many "
-                  "it averaged; n/a never counts as 0."]
-    lines += change_lines(data, scored)
-    lines += paired_lines(parts["answerable"], data, scored)
-    lines += permission_lines(data)
-    if data["policy"] is None:
-        return lines
-    lines += ["", "acceptance policy, declared in %s before any run was seen" % source,
-              "(python demo.py --explain shows why each unsupported claim is unsupported)"]
-    lines += policy_lines(data["policy"], "%s alone" % a, tallies[a])
-    return lines + policy_lines(data["policy"], "%s against %s" % (b, a), tallies[b], tallies[a])
-
-
-def report(data, option=None, source="fixtures.py"):
-    """Return the lines to print: the table, then the part an option asks for."""
-    tallies = {system: tally_system(data["corpus"], data["cases"], data["runs"], system,
-                                    k=data["k"]) for system in data["systems"]}
-    scored = {system: {name: scores(counts) for name, counts in by_name.items()}
-              for system, by_name in tallies.items()}
-    if data["policy"] is not None:  # a fault in the policy is the file's, whatever is printed
-        check_policy(data["policy"], tallies[data["systems"][1]], tallies[data["systems"][0]])
-    lines = table_lines(data, scored)
-    if option == "--summary":
-        lines += summary_lines(data, tallies, scored, source)
-    if option == "--explain":
-        lines += explain_lines(data)
+def slice_lines(part, names, means, label, systems, reading=""):
+    """Return a slice's macro mean of each ratio, then its pooled support."""
+    lines = ["", "%s slice%s: %s" % (part, reading, listed(names) or "no questions")]
+    for metric in label:
+        if metric not in means:
+            continue
+        lines.append(label[metric] + " macro mean" + "".join(
+            " | %s %s (%d of %d)" % (system, cell(m["mean"]), m["averaged"], m["total"])
+            for system, m in means[metric].items()))
+    lines.append("support pooled" + "".join(
+        " | %s %d/%d = %s" % (system, s["supported"], s["generated"], cell(s["ratio"]))
+        for system, s in means["pooled_support"].items()))
+    if "correct_abstentions" in means and not reading:
+        lines.append("abstention correct count" + "".join(
+            " | %s %d/%d" % (system, a["correct"], a["total"])
+            for system, a in means["correct_abstentions"].items()))
     return lines
+
+
+def paired_lines(compared, answerable, label):
+    """Return the paired test of each ratio from baseline to candidate, and what it can show."""
+    lines = ["", "paired sign-flip test from %s to %s on the answerable slice "
+                 "(each question is one pair)" % (compared["baseline"], compared["candidate"])]
+    for metric, test in compared["paired_tests"].items():
+        mean = "n/a" if test["mean"] is None else "%+.2f" % test["mean"]
+        how = "exact" if test["method"] == "exact" else "sampled, %d draws, standard error " \
+              "%.4f" % (test["samples"], test["standard_error"])
+        lines.append("%s | mean %s (%d of %d) | wins %d, ties %d, losses %d | p = %s (%s), "
+                     "at least %s with %d moved" % (
+                         label[metric], mean, test["questions"], test["questions"] +
+                         test["left_out"], test["wins"], test["ties"], test["losses"],
+                         p_text(test["p"]), how, p_text(test["min_p"]),
+                         test["wins"] + test["losses"]))
+    reach = "no difference can reach" if compared["lowest_p"] >= 0.05 else "a difference can reach"
+    lines.append("with %d questions, p is at least %s even if all of them moved, so %s p < 0.05"
+                 % (answerable, p_text(compared["lowest_p"]), reach))
+    return lines
+
+
+def decision_lines(title, decided):
+    """Return the broken findings one by one, the held ones counted per rule, what the
+    lenient reading judges otherwise, and the decision."""
+    strict, loose = decided["strict"], decided["lenient"]
+    lines = ["%s | broken %s %s (%s)" % ((title,) + finding) for finding in strict["broken"]]
+    held = {}
+    for rule, subject, detail in strict["held"]:
+        held[rule] = held.get(rule, 0) + 1
+    if held:
+        lines.append("%s | held: %s" % (title, ", ".join("%s %d" % pair for pair in held.items())))
+    lines += ["%s | not checked: %s (no baseline to compare with)" % (title, rule)
+              for rule in strict["unchecked"]]
+    if loose is not None:  # only what this reading judges otherwise
+        broken = [finding[:2] for finding in strict["broken"]]
+        lines += ["%s, lenient reading | %s %s %s (%s)" % ((title, outcome) + finding)
+                  for outcome in ("broken", "held") for finding in loose[outcome]
+                  if (finding[:2] in broken) != (outcome == "broken")]
+    verdict = "accepted" if decided["accepted"] else "not accepted"
+    counts = ["%s reading: %d broken, %d held" % (reading, len(decided[reading]["broken"]),
+                                                  len(decided[reading]["held"]))
+              for reading in ("strict", "lenient") if decided[reading] is not None]
+    if decided["lenient"] is None:
+        return lines + ["decision for %s: %s (%s)" % (title, verdict, counts[0][16:])]
+    if decided["strict"]["accepted"] == decided["lenient"]["accepted"]:
+        return lines + ["decision for %s: %s (%s); the same under both readings"
+                        % (title, verdict, "; ".join(counts))]
+    return lines + ["decision for %s: %s, as the plan %r takes it (%s); the readings "
+                    "disagree, so resolve these disputed labels first: %s"
+                    % (title, verdict, decided["plan"], "; ".join(counts), "; ".join(
+                        "%s: %s <- %s" % (name, claim, ", ".join(sources))
+                        for name, claim, sources in decided["depends_on"]))]
+
+
+def json_text(result):
+    """Return the report as one line of JSON: keys in the order of report(), p as a number."""
+    import json  # only this option writes JSON
+    return json.dumps(result, default=float, allow_nan=False)
 
 
 def parsed(arguments):
-    """Return (option, data file) from the command line, or None when it is not understood."""
-    option = path = None
+    """Return (options, data file) from the command line, or None when it is not understood."""
+    options, path = [], None
     rest = list(arguments)
     while rest:
         word = rest.pop(0)
-        if word in OPTIONS and option is None:
-            option = word
+        if word in OPTIONS and word not in options:
+            options.append(word)
         elif word == "--data" and path is None and rest:
             path = rest.pop(0)
         else:
             return None
-    return option, path
+    return options, path
+
+
+def rendered(result, options):
+    """Return the text of a report: the table, explanations, summary, as the options ask."""
+    if "--json" in options:
+        return json_text(result)
+    lines = []
+    if "--explain" in options or "--summary" not in options:
+        lines = table_lines(result)
+    if "--explain" in options:
+        lines += explain_lines(result)
+    if "--summary" in options:
+        lines += ([""] if lines else []) + summary_lines(result)
+    return "\n".join(lines)
 
 
 def main(arguments=None):
-    """Score every recorded run; print the table, and the part an option asks for."""
+    """Score every recorded run; print the report the options ask for."""
     arguments = sys.argv[1:] if arguments is None else arguments
     if arguments in (["-h"], ["--help"]):
         print(USAGE)
@@ -260,21 +261,34 @@ def main(arguments=None):
     if parsed(arguments) is None:
         print(USAGE, file=sys.stderr)
         return 2
-    option, path = parsed(arguments)
+    options, path = parsed(arguments)
     source = "fixtures.py" if path is None else path
     try:
         data = fixture_data() if path is None else load_data(path)
-        lines = report(data, option, source)
+        result = report(data, summary="--summary" in options, explain="--explain" in options,
+                        source=source)
     except EvaluationError as error:  # a fault in the data: say where, without a traceback
         print("%s: %s" % (source, error), file=sys.stderr)
         return 1
+    return write(rendered(result, options) + "\n")
+
+
+def write(text):
+    """Write the report to standard output; return the exit status."""
+    import os
     try:
-        print("\n".join(lines))
+        if sys.stdout is None:  # started with standard output closed
+            raise OSError("standard output is closed")
+        sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:  # the reader stopped early, as `| head` does: nothing to report
-        import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
-        return 1
+        return 141
+    except OSError as error:  # closed or full: say so once, without a traceback
+        if sys.stdout is not None:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print("demo.py: cannot write the report: %s" % (error.strerror or error), file=sys.stderr)
+        return 74
     return 0
 
 

@@ -436,7 +436,7 @@ def explain(corpus, case, run, *, k=2):
                 top k". Where reviewers left a record, it is told apart:
                 "judged unsupported" replaces "no label" for a claim in
                 case["rejected"], and a claim that a disputed label would
-                support reads "supported only by a disputed label".
+                support reads "only a disputed label supports it".
     uncovered   expected claim IDs, in label order, that no supported claim covers.
     disclosed   restricted documents in the top k or cited, in the order of
                 case["restricted"].
@@ -464,7 +464,7 @@ def reviewed(reasons, corpus, case, run, k):
     told = []
     for (claim_id, strict), (_, loose) in zip(reasons, lenient_reasons):
         if strict is not None and loose is None:
-            strict = "supported only by a disputed label"
+            strict = "only a disputed label supports it"
         elif strict == "no label":
             # No agreed label: reviewers rejected the claim, disputed it, or never saw it.
             strict = "judged unsupported" if claim_id in case.get("rejected", ()) else loose
@@ -477,6 +477,21 @@ def reviewed(reasons, corpus, case, run, k):
 
 # --- Many questions ---------------------------------------------------------
 
+MAX_NAME_LENGTH = 64
+NAME_RULE = "names are 1 to 64 printable ASCII characters, no spaces"
+
+
+def check_name(value, field):
+    """Check that a case or system name is 1 to 64 printable ASCII characters, no spaces.
+
+    Names head the rows of every report, so they must print the same on any
+    terminal and leave a row's words unambiguous.
+    """
+    if not (type(value) is str and 0 < len(value) <= MAX_NAME_LENGTH and value.isascii()
+            and value.isprintable() and " " not in value):
+        raise invalid(field, "invalid name %s (" + NAME_RULE + ")", value)
+
+
 def checked_questions(corpus, cases, runs, system, k):
     """Validate every case and its run of one system; return [(name, case, run)].
 
@@ -484,36 +499,52 @@ def checked_questions(corpus, cases, runs, system, k):
     fault is reported where it is: in the corpus, in a case (named), or in
     the run of a case by a system (both named).
     """
+    return checked_systems(corpus, cases, runs, (system,), k)[system]
+
+
+def checked_systems(corpus, cases, runs, systems, k):
+    """Validate every case, and its run by each system; return {system: [(name, case, run)]}.
+
+    Each part is checked once, however many systems share it.
+    """
     check_corpus(corpus, MAX_DOCUMENTS)
     check_k(k)
     if type(cases) is not dict:
         raise invalid("cases", "expected a dict, got %s", cases)
     if type(runs) is not dict:
         raise invalid("runs", "expected a dict, got %s", runs)
-    if type(system) is not str:
-        raise invalid("system", "expected a str, got %s", system)
+    for system in systems:
+        check_name(system, "system")
     for name in runs:
         if name not in cases:
             raise invalid("runs", "no case named %s", name)
-    questions = []
+    questions = {system: [] for system in systems}
     for name, case in cases.items():
+        check_name(name, "cases")
         try:
             checked_case(case, corpus)
         except EvaluationError as error:
             raise EvaluationError("case %s: %s" % (shown(name), error)) from None
-        where = "case %s, system %s: " % (shown(name), shown(system))
-        if name not in runs:
-            raise EvaluationError(where + "missing from runs")
-        if type(runs[name]) is not dict:
-            raise invalid(where + "runs[%s]" % shown(name), "expected a dict, got %s", runs[name])
-        if system not in runs[name]:
-            raise EvaluationError(where + "missing from runs[%s]" % shown(name))
-        try:
-            checked_run(runs[name][system], corpus)
-        except EvaluationError as error:
-            raise EvaluationError(where + str(error)) from None
-        questions.append((name, case, runs[name][system]))
+        for system in systems:
+            try:
+                questions[system].append((name, case, checked_run_of(runs, name, system,
+                                                                     corpus)))
+            except EvaluationError as error:
+                where = "case %s, system %s: " % (shown(name), shown(system))
+                raise EvaluationError(where + str(error)) from None
     return questions
+
+
+def checked_run_of(runs, name, system, corpus):
+    """Return runs[name][system] once it is checked."""
+    if name not in runs:
+        raise EvaluationError("missing from runs")
+    if type(runs[name]) is not dict:
+        raise invalid("runs[%s]" % shown(name), "expected a dict, got %s", runs[name])
+    if system not in runs[name]:
+        raise EvaluationError("missing from runs[%s]" % shown(name))
+    checked_run(runs[name][system], corpus)
+    return runs[name][system]
 
 
 def tally_system(corpus, cases, runs, system, *, k=2):
@@ -883,6 +914,11 @@ def check_policy(policy, candidate, baseline=None):
         check_tallies(baseline, "baseline")
         check_same_questions(candidate, "candidate", baseline, "baseline")
     check_policy_rules(policy, {name: counts["relevant"] > 0 for name, counts in candidate.items()})
+    return judged(policy, candidate, baseline)
+
+
+def judged(policy, candidate, baseline):
+    """Return check_policy()'s result for a checked policy and tallies made by tally()."""
     findings = disclosure_findings(candidate)  # not a rule of the policy: always broken
     unchecked = []
     if "critical" in policy:
@@ -906,10 +942,35 @@ def check_policy(policy, candidate, baseline=None):
             "held": [finding for held, finding in findings if held], "unchecked": unchecked}
 
 
+def decision(policy, strict, lenient=None):
+    """Return whether a candidate is accepted, under the policy's plan for disputed labels.
+
+    strict and lenient are check_policy()'s results with the tallies of each
+    reading; lenient is None when no label is disputed, and then strict
+    decides. policy["unresolved"] names the readings that must accept:
+    "strict", "lenient", or "both" (the default), which accepts only what
+    both readings accept.
+    """
+    if lenient is None:
+        return strict["accepted"]
+    plan = policy.get("unresolved", "both")
+    taken = {"strict": [strict], "lenient": [lenient], "both": [strict, lenient]}[plan]
+    return all(judged["accepted"] for judged in taken)
+
+
+def disputed_labels(cases, names):
+    """Return [(case, claim, sources)] of the disputed labels of the named cases, in order."""
+    return [(name, claim_id, sources) for name in names
+            for claim_id, sources in cases[name].get("disputed", {}).items()]
+
+
 INFINITY = float("inf")
 LARGEST_FLOAT = 1.7976931348623157e308
-MAX_DENOMINATOR = 10 ** 6          # 0.3 is read as 3/10, a third as 1/3
+MAX_RUNS = 100                     # repeated runs of one question
+MAX_DENOMINATOR = 10 ** 6          # 0.3 is read as 3/10, a third as 1/3 ...
+CLOSE_ULPS = 64                    # ... and so is 1 - 2/3, a few units in the last place away
 MAX_LISTED = 36                    # moved questions whose 2**m signs are listed: 2**18 sums a half
+MAX_UNIT_BITS = 2200               # whole units finer than this are not counted in
 MAX_COUNTING_STEPS = 22 * 10 ** 6  # about a second of exact counting on CPython 3.8
 SAMPLES = 12000                    # sign flips drawn when neither fits: standard error
                                    # at p = 0.05 is (0.05 * 0.95 / 12000) ** 0.5 < 0.002
@@ -917,24 +978,39 @@ SEED = 20261202                    # the same draws on every run and every CPyth
 
 
 def exact(number):
-    """Return the fraction a number stands for: 0.5 is 1/2, 0.3 is 3/10, 1 / 3 is 1/3."""
+    """Return the fraction a number stands for: 0.5 is 1/2, 0.3 is 3/10, 1 - 2/3 is 1/3."""
     # Imported here, not at the top: loading fractions takes longer than
     # printing the table, and only the paired test needs it.
     from fractions import Fraction
-    fraction = Fraction(number).limit_denominator(MAX_DENOMINATOR)
-    # A float that is no fraction with a small denominator is taken as it is.
-    return fraction if float(fraction) == number else Fraction(number)
+    value = Fraction(number)
+    if type(number) is int:
+        return value
+    near = value.limit_denominator(MAX_DENOMINATOR)
+    # A ratio of small counts, put through a few float operations, lands
+    # within a few units in the last place of the fraction it stands for:
+    # 1 - 2/3 is 0.33333333333333337, not 1/3's float, yet it means 1/3.
+    if abs(near - value) <= CLOSE_ULPS * last_place(number):
+        return near
+    return value  # no fraction with a small denominator is that close: as it is
 
 
-def question_value(value, field):
+def last_place(number):
+    """Return the unit in the last place of a float: the gap to the next float from zero."""
+    from math import frexp, ldexp
+    return ldexp(1.0, max(frexp(number)[1] - 53, -1074))
+
+
+def question_value(value, side, name, read):
     """Return one question's value as a fraction, or None when it is n/a.
 
-    A tuple holds repeated runs of the same question: its value is their
-    mean, n/a runs skipped, and n/a when every run is n/a.
+    A tuple holds up to 100 repeated runs of the same question: its value is
+    their mean, n/a runs skipped, and n/a when every run is n/a. A fault names
+    side[name]. read keeps the fraction of each number seen so far: values repeat.
     """
     runs = value if type(value) is tuple else (value,)
-    if not runs:
-        raise invalid(field, "expected at least one run, got %s", value)
+    if not runs or len(runs) > MAX_RUNS:
+        raise invalid("%s[%s]" % (side, shown(name)), "expected 1 to %s runs, got %s: %s",
+                      MAX_RUNS, len(runs), value)
     present = []
     for run in runs:
         if run is None:
@@ -942,18 +1018,27 @@ def question_value(value, field):
         # An int or a float that a float can hold: NaN fails every comparison,
         # and an int such as 10**400 is beyond the largest float.
         if type(run) not in (int, float) or not -LARGEST_FLOAT <= run <= LARGEST_FLOAT:
-            raise invalid(field, "expected a number, None or a tuple of them, got %s", value)
-        present.append(exact(run))
+            raise invalid("%s[%s]" % (side, shown(name)),
+                          "expected a number, None or a tuple of them, got %s", value)
+        if run not in read:
+            read[run] = exact(run)
+        present.append(read[run])
+    if len(present) == 1:
+        return present[0]  # one run: its own value
     return sum(present) / len(present) if present else None
 
 
-def whole_units(differences):
-    """Return the differences as whole numbers of one unit, their common denominator."""
+def whole_units(differences, max_bits=None):
+    """Return (units, unit): each difference as a whole number of one unit, 1 / their
+    common denominator; None when that denominator needs more than max_bits bits."""
     from math import gcd  # loaded by fractions already
     scale = 1
-    for difference in differences:
-        scale = scale * difference.denominator // gcd(scale, difference.denominator)
-    return [int(difference * scale) for difference in differences]
+    for denominator in set(difference.denominator for difference in differences):
+        scale = scale * denominator // gcd(scale, denominator)
+        if max_bits is not None and scale.bit_length() > max_bits:
+            return None  # so fine a unit would make every sum slow: sample on floats
+    return [difference.numerator * (scale // difference.denominator)
+            for difference in differences], scale
 
 
 def subset_sums(sizes):
@@ -969,10 +1054,13 @@ def listed_count(sizes, limit):
     from bisect import bisect_right
     # Meet in the middle: every subset is a subset of the first half joined
     # to one of the second. For each first-half sum, the sorted second-half
-    # sums tell how many partners keep the whole within the limit.
+    # sums tell how many partners keep the whole within the limit. The first
+    # half's sums are made from two quarters as they are needed, not kept.
     half = len(sizes) // 2
-    first, second = subset_sums(sizes[:half]), sorted(subset_sums(sizes[half:]))
-    return sum(bisect_right(second, limit - total) for total in first if total <= limit)
+    second = sorted(subset_sums(sizes[half:]))
+    quarters = subset_sums(sizes[:half // 2]), subset_sums(sizes[half // 2:half])
+    return sum(bisect_right(second, limit - a - b) for a in quarters[0] for b in quarters[1]
+               if a + b <= limit)
 
 
 def counted_subsets(sizes, limit):
@@ -984,48 +1072,102 @@ def counted_subsets(sizes, limit):
     return sum(ways)
 
 
-def sampled_count(sizes, limit):
-    """Return how many of SAMPLES random sign assignments have a plus part of at most
-    limit or at least sum(sizes) - limit, drawn the same way on every run."""
+def plus_sums_by_size(sizes, draws):
+    """Yield the plus part of SAMPLES random sign assignments, for sizes that repeat.
+
+    Questions of one size are interchangeable: a draw needs only how many of
+    them fall in the plus part, which is a binomial count. It is read off a
+    table of the binomial's cumulative probabilities with one uniform
+    number, for each size.
+    """
+    from bisect import bisect_right
+    from collections import Counter
+    tables = [(size, binomial_table(count)) for size, count in sorted(Counter(sizes).items())]
+    for _ in range(SAMPLES):
+        yield sum(size * bisect_right(table, draws.random()) for size, table in tables)
+
+
+def binomial_table(n):
+    """Return [P(K <= j) for j from 0 to n - 1], K the number of heads in n fair coin flips."""
+    ways, below, outcomes, table = 1, 0, 2 ** n, []
+    for heads in range(n):
+        below += ways  # the outcomes with at most `heads` heads
+        table.append(below / outcomes)
+        ways = ways * (n - heads) // (heads + 1)  # the outcomes with one head more
+    return table
+
+
+def plus_sums_by_question(sizes, draws):
+    """Yield the plus part of SAMPLES random sign assignments, a random bit per question."""
     from itertools import compress
-    from random import Random
-    draws, total, extreme = Random(SEED), sum(sizes), 0
     bits_of = "0%db" % len(sizes)
     zero_one = bytes.maketrans(b"01", b"\0\1")
     for _ in range(SAMPLES):
         # One random bit per question, written out as bytes 0 and 1: the
         # questions whose bit is 1 form the plus part.
         bits = format(draws.getrandbits(len(sizes)), bits_of).encode().translate(zero_one)
-        plus = sum(compress(sizes, bits))
-        if plus <= limit or plus >= total - limit:
-            extreme += 1
-    return extreme
+        yield sum(compress(sizes, bits))
 
 
-def sign_flip_p(differences):
-    """Return (p, method, samples) of the two-sided sign-flip test of non-zero differences.
+def sampled_count(sizes, observed):
+    """Return how many of SAMPLES random sign assignments of the float sizes give a sum at
+    least `observed` from 0, drawn the same way on every run and every CPython.
 
-    Exact when it fits, as the share of the 2**m sign assignments whose sum
-    is at least as far from 0 as the observed one; else sampled.
+    Floats add up with rounding errors, each far below 2**-50 of the total: a
+    draw that close to the observed sum counts as extreme, so that p can err
+    only upward, never toward finding a difference.
+    """
+    from math import fsum
+    from random import Random
+    total = fsum(sizes)
+    slack = len(sizes) * total * 2 ** -50
+    limit = (total - observed) / 2 + slack  # a plus part at most this is extreme, or at least
+    draws = Random(SEED)                    # total - limit (the minus part is at most limit)
+    repeat = len(set(sizes)) * 10 <= len(sizes)  # ten questions or more to a size
+    sums = (plus_sums_by_size if repeat else plus_sums_by_question)(sizes, draws)
+    return len([plus for plus in sums if plus <= limit or plus >= total - limit])
+
+
+def sign_flip_p(differences, units):
+    """Return (p, method) of the two-sided sign-flip test of non-zero differences.
+
+    units are whole_units() of the differences, or None when their unit is too
+    fine. p is exact when it fits: the share of the 2**m sign assignments
+    whose sum is at least as far from 0 as the observed one. Otherwise it is
+    sampled.
     """
     from fractions import Fraction
-    units = whole_units(differences)
-    sizes = [abs(unit) for unit in units]
-    m, observed, total = len(sizes), abs(sum(units)), sum(sizes)
-    if observed == 0:
-        return Fraction(1), "exact", None  # every sum is at least 0 away from 0
-    # Signs split the sizes into a plus part and a minus part, and the sum is
-    # plus - (total - plus). It is at least `observed` from 0 when plus is at
-    # most (total - observed) / 2, or, swapping the parts, at least
-    # (total + observed) / 2: as many assignments again.
-    limit = (total - observed) // 2
-    if m <= MAX_LISTED:  # few questions moved: list their signs, whatever the values
-        return Fraction(2 * listed_count(sizes, limit), 2 ** m), "exact", None
-    if m * (limit + 1) <= MAX_COUNTING_STEPS:  # many moved, in small units: count
-        return Fraction(2 * counted_subsets(sizes, limit), 2 ** m), "exact", None
+    m = len(differences)
+    if units is not None:
+        sizes = [abs(unit) for unit in units[0]]
+        observed, total = abs(sum(units[0])), sum(sizes)
+        if observed == 0:
+            return Fraction(1), "exact"  # every sum is at least 0 away from 0
+        # Signs split the sizes into a plus part and a minus part, and the sum
+        # is plus - (total - plus). It is at least `observed` from 0 when plus
+        # is at most (total - observed) / 2, or, swapping the parts, at least
+        # (total + observed) / 2: as many assignments again.
+        limit = (total - observed) // 2
+        if m <= MAX_LISTED:  # few questions moved: list their signs, whatever the values
+            return Fraction(2 * listed_count(sizes, limit), 2 ** m), "exact"
+        if m * (limit + 1) <= MAX_COUNTING_STEPS:  # many moved, in small units: count
+            return Fraction(2 * counted_subsets(sizes, limit), 2 ** m), "exact"
+        largest = max(sizes)
+        floats = [size / largest for size in sizes]  # each rounded once, none beyond 1
+        observed = observed / largest
+    else:
+        from math import fsum
+        floats = [abs(float(difference)) for difference in differences]
+        observed = abs(fsum(float(difference) for difference in differences))
     # Neither fits in about a second: sample. The observed assignment counts
     # as one draw, so p is never 0.
-    return Fraction(1 + sampled_count(sizes, limit), 1 + SAMPLES), "sampled", SAMPLES
+    return Fraction(1 + sampled_count(floats, observed), 1 + SAMPLES), "sampled"
+
+
+def lowest_p(moved):
+    """Return the lowest p that `moved` questions can give, 2**(1 - moved): all moved one way."""
+    from fractions import Fraction
+    return Fraction(2, 2 ** moved) if moved else Fraction(1)
 
 
 def nearest_float(fraction):
@@ -1036,14 +1178,31 @@ def nearest_float(fraction):
         return INFINITY if fraction > 0 else -INFINITY
 
 
+def mean_difference(differences, nonzero, units):
+    """Return the mean of the differences as a float, None when there are none.
+
+    Exact, rounded once, from whole units; when the unit is too fine for
+    that, the mean of the differences' floats (within a few units in the
+    last place).
+    """
+    from fractions import Fraction
+    from math import fsum
+    if not differences:
+        return None
+    if units is None:
+        return fsum(float(difference) for difference in nonzero) / len(differences)
+    return nearest_float(Fraction(sum(units[0]), units[1]) / len(differences))
+
+
 def paired_test(before, after):
     """Compare two systems question by question with a paired sign-flip test.
 
     before and after map the same question names to a value, None (n/a), or
-    a tuple of values from repeated runs of that question. Repeated runs are
-    averaged within their question first: the question is the unit, so four
-    questions run three times are four pairs. A question with n/a on either
-    side is left out and counted. Values are compared as exact fractions.
+    a tuple of up to 100 values from repeated runs of that question. Repeated
+    runs are averaged within their question first: the question is the unit,
+    so four questions run three times are four pairs. A question with n/a on
+    either side is left out and counted. Values are compared as the exact
+    fractions they stand for (see exact()).
 
         questions, left_out    questions compared, and left out for n/a
         mean                   mean of after - before; None with no question
@@ -1056,6 +1215,8 @@ def paired_test(before, after):
         method                 "exact" when every assignment was counted, or
                                "sampled" when that would take too long
         samples                assignments drawn when sampled, else None
+        standard_error         of a sampled p, sqrt(p (1 - p) / samples); 0.0
+                               for an exact one
 
     p is exact when at most 36 questions moved, or when counting the sums
     of all of them takes at most 22 million steps (values in small units,
@@ -1068,29 +1229,206 @@ def paired_test(before, after):
     check_by_question(before, "before")
     check_by_question(after, "after")
     check_same_questions(before, "before", after, "after")
-    differences, left_out = [], 0
+    differences, left_out, read = [], 0, {}
     for name in before:
-        old = question_value(before[name], "before[%s]" % shown(name))
-        new = question_value(after[name], "after[%s]" % shown(name))
+        old = question_value(before[name], "before", name, read)
+        new = question_value(after[name], "after", name, read)
         if old is None or new is None:
             left_out += 1  # n/a on either side: no pair, and never a 0
         else:
             differences.append(new - old)
     nonzero = [difference for difference in differences if difference != 0]
     m = len(nonzero)
-    p, method, samples = sign_flip_p(nonzero)
+    units = whole_units(nonzero, None if m <= MAX_LISTED else MAX_UNIT_BITS)
+    p, method = sign_flip_p(nonzero, units)
+    sampled = method == "sampled"
     return {
         "questions": len(differences),
         "left_out": left_out,
-        "mean": nearest_float(sum(differences) / len(differences)) if differences else None,
-        "wins": len([difference for difference in differences if difference > 0]),
+        "mean": mean_difference(differences, nonzero, units),
+        "wins": len([difference for difference in nonzero if difference > 0]),
         "ties": len(differences) - m,
-        "losses": len([difference for difference in differences if difference < 0]),
+        "losses": len([difference for difference in nonzero if difference < 0]),
         "p": p,
-        "min_p": Fraction(2, 2 ** m) if m else Fraction(1),
+        "min_p": lowest_p(m),
         "method": method,
-        "samples": samples,
+        "samples": SAMPLES if sampled else None,
+        "standard_error": (float(p) * (1 - float(p)) / SAMPLES) ** 0.5 if sampled else 0.0,
     }
+
+
+# --- One report -------------------------------------------------------------
+# report() gathers, as plain data, every figure and finding demo.py prints,
+# so that `demo.py --json` writes exactly what the text says.
+
+def report(data, *, summary=False, explain=False, source="fixtures.py"):
+    """Return the report of a data set as plain data, in the order the README gives.
+
+    data is what load_data() returns, or fixtures.py in the same shape. The
+    first system is the baseline; each other one is a candidate, compared
+    with it. Every question carries each system's scores and counts (and
+    those of the lenient reading, when its labels are disputed); explain
+    adds explain() of each and the claims nobody has reviewed; summary adds
+    the slices, the comparisons and the decisions.
+    """
+    corpus, cases, runs, k, systems = (data[key] for key in ("corpus", "cases", "runs", "k",
+                                                              "systems"))
+    check_systems(systems)
+    checked = checked_systems(corpus, cases, runs, systems, k)  # each part checked once
+    tallies = {"strict": {system: {name: counted(corpus, case, run, k)
+                                   for name, case, run in questions}
+                          for system, questions in checked.items()}}
+    disputed = [name for name, case in cases.items() if case.get("disputed")]
+    if disputed:  # else the lenient reading is the strict one, and nothing is said of it
+        loose = {name: lenient(cases[name]) for name in disputed}
+        tallies["lenient"] = {system: {name: counted(corpus, loose[name], run, k)
+                                       if name in loose else tallies["strict"][system][name]
+                                       for name, case, run in questions}
+                              for system, questions in checked.items()}
+    scored = {reading: {system: {name: scores(counts) for name, counts in by_name.items()}
+                        for system, by_name in by_system.items()}
+              for reading, by_system in tallies.items()}
+    if data["policy"] is not None:  # a fault in the policy is the data's, whatever is asked
+        check_policy_rules(data["policy"], {name: bool(case["relevant"])
+                                            for name, case in cases.items()})
+    why = None
+    if explain:
+        why = {system: {name: explained(corpus, case, run, k) for name, case, run in questions}
+               for system, questions in checked.items()}
+    result = {"source": source, "k": k, "systems": list(systems),
+              "questions": [question_entry(name, case, systems, tallies, scored, why)
+                            for name, case in cases.items()]}
+    if explain:
+        result["review_queue"] = review_queue(systems, runs, why)
+    if summary:
+        result["summary"] = summary_entry(data, tallies, scored, disputed, checked, source)
+    return result
+
+
+def question_entry(name, case, systems, tallies, scored, why):
+    """Return one question's entry: each system's scores and counts, and more if asked."""
+    entry = {"case": name, "answerable": bool(case["relevant"]), "systems": {}}
+    for system in systems:
+        row = entry["systems"][system] = {"scores": scored["strict"][system][name],
+                                          "counts": tallies["strict"][system][name]}
+        if case.get("disputed"):
+            row["lenient"] = {"scores": scored["lenient"][system][name],
+                              "counts": tallies["lenient"][system][name]}
+        if why is not None:
+            row["explain"] = why[system][name]
+    return entry
+
+
+def review_queue(systems, runs, why):
+    """Return the claims that nobody has labelled, rejected or disputed: the next round
+    of reviewing, as (system, case, claim, the documents it cites)."""
+    queue = []
+    for system in systems:
+        for name, found in why[system].items():
+            cited = dict(runs[name][system]["claims"])
+            queue += [(system, name, claim_id, cited[claim_id])
+                      for claim_id, reason in found["claims"] if reason == "no label"]
+    return queue
+
+
+def summary_entry(data, tallies, scored, disputed, checked, source):
+    """Return the summary: slices and their means, each comparison, disclosures, decisions."""
+    systems, cases, policy = data["systems"], data["cases"], data["policy"]
+    parts = slices(tallies["strict"][systems[0]])
+    result = {"slices": parts, "means": slice_means(parts, tallies["strict"], scored["strict"])}
+    if disputed:
+        result["disputed_labels"] = disputed_labels(cases, disputed)
+        result["lenient_means"] = slice_means(parts, tallies["lenient"], scored["lenient"])
+    result["comparisons"] = [comparison(data, tallies, scored, candidate)
+                             for candidate in systems[1:]]
+    # A count says how many were disclosed; explain() says which: here, only where some were.
+    result["disclosures"] = {system: [(name, disclosed(case.get("restricted", ()),
+                                                       run["retrieved"], run["claims"], data["k"]))
+                                      for name, case, run in checked[system]
+                                      if tallies["strict"][system][name]["disclosed"]]
+                             for system in systems}
+    if policy is not None:
+        result["policy"] = {"source": source if source == "fixtures.py" else
+                            'the "policy" of ' + source,
+                            "baseline_alone": judged_by_readings(policy, tallies, systems[0],
+                                                                 None, cases)}
+    return result
+
+
+def slice_means(parts, tallies, scored):
+    """Return, per slice and system, each ratio's macro mean, then pooled support, and for
+    the unanswerable slice the correct abstentions."""
+    means = {}
+    for part, names in parts.items():
+        values = {metric: {system: dict(zip(("mean", "averaged", "total"), macro_mean(
+            by_name[name][metric] for name in names))) for system, by_name in scored.items()}
+            for metric in COMPARED}
+        values["pooled_support"] = {system: dict(zip(("supported", "generated", "ratio"),
+                                                      pooled_support(by_name[name]
+                                                                     for name in names)))
+                                    for system, by_name in tallies.items()}
+        if part == "unanswerable":
+            values["correct_abstentions"] = {system: dict(zip(("correct", "total"),
+                                                              correct_abstentions(
+                                                                  by_name.values())))
+                                             for system, by_name in tallies.items()}
+        means[part] = values
+    return means
+
+
+def comparison(data, tallies, scored, candidate):
+    """Return the comparison of one candidate with the baseline."""
+    baseline = data["systems"][0]
+    before, after = scored["strict"][baseline], scored["strict"][candidate]
+    changes = [change_entry(name, before[name], after[name]) for name in before]
+    result = {"baseline": baseline, "candidate": candidate,
+              "manifest_changes": None if data["manifests"] is None else
+              manifest_changes(data["manifests"], baseline, candidate),
+              "changes": changes, "totals": verdict_totals(item["verdict"] for item in changes)}
+    if "lenient" in scored:  # the verdicts that a disputed label turns
+        loose = {name: verdict(scored["lenient"][baseline][name],
+                               scored["lenient"][candidate][name]) for name in before}
+        result["lenient_changes"] = [(item["case"], item["verdict"], loose[item["case"]])
+                                     for item in changes if loose[item["case"]] != item["verdict"]]
+    answerable = slices(tallies["strict"][baseline])["answerable"]
+    result["paired_tests"] = {metric: paired_test({name: before[name][metric]
+                                                   for name in answerable},
+                                                  {name: after[name][metric]
+                                                   for name in answerable})
+                              for metric in COMPARED}
+    result["lowest_p"] = lowest_p(len(answerable))  # were every answerable question to move
+    if data["policy"] is not None:
+        result["decision"] = judged_by_readings(data["policy"], tallies, candidate, baseline,
+                                                data["cases"])
+    return result
+
+
+def change_entry(name, before, after):
+    """Return one question's verdict, with each metric whose value moved and whether that
+    move was judged (n/a on either side is shown, not judged)."""
+    moved = [(metric, before[metric], after[metric],
+              change(before[metric], after[metric]) is not None)
+             for metric in METRICS if before[metric] != after[metric]]
+    return {"case": name, "verdict": verdict(before, after), "moved": moved}
+
+
+def judged_by_readings(policy, tallies, candidate, baseline, cases):
+    """Return the decision on a candidate (alone when baseline is None) under each reading,
+    and, where the readings decide differently, the disputed labels it depends on."""
+    readings = {reading: judged(policy, by_system[candidate],
+                                None if baseline is None else by_system[baseline])
+                for reading, by_system in tallies.items()}  # checked by report()
+    strict, loose = readings["strict"], readings.get("lenient")
+    result = {"plan": policy.get("unresolved", "both"), "accepted": decision(policy, strict, loose),
+              "strict": strict, "lenient": loose, "depends_on": []}
+    if loose is not None and strict["accepted"] != loose["accepted"]:
+        # Resolve first the disputed labels that change some count of this comparison.
+        systems = [candidate] if baseline is None else [baseline, candidate]
+        moved = [name for name in cases if any(tallies["strict"][system][name] !=
+                                               tallies["lenient"][system][name]
+                                               for system in systems)]
+        result["depends_on"] = disputed_labels(cases, moved)
+    return result
 
 
 # --- Data from a file -------------------------------------------------------
@@ -1101,45 +1439,114 @@ def paired_test(before, after):
 
 DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy", "manifests")
 HELD_CONSTANT = ("corpus", "questions", "permissions", "rubric")
-
-
-def as_tuples(value):
-    """Return value with every list, at any depth, turned into a tuple."""
-    if type(value) is list:
-        return tuple(as_tuples(item) for item in value)
-    if type(value) is dict:
-        return {key: as_tuples(item) for key, item in value.items()}
-    return value
+MAX_FILE_BYTES = 100 * 10 ** 6  # read no further: memory stays bounded, whatever the file
+MAX_DEPTH = 64                  # arrays and objects within one another, on every CPython
+MAX_DIGITS = 100                # in one integer: Python refuses to read ints of over 4,300
 
 
 def load_data(path):
     """Return the checked parts of a JSON data file, its arrays read as tuples.
 
-    Any fault, from a file that cannot be read to a rule of the contract,
-    raises EvaluationError; a JSON syntax error gives its line and column.
+    Any fault raises EvaluationError, from a path that is not a path to a
+    rule of the contract: a file that cannot be read or holds more than
+    100 MB, text that is not UTF-8 or not JSON (with its line and column), a
+    number JSON does not have (NaN, Infinity) or of more than 100 digits,
+    nesting more than 64 deep, a key repeated in one object.
     """
+    import gc
     import json  # only this path reads JSON
-
-    def one_value_per_key(pairs):
-        seen = set()
-        for key, value in pairs:
-            if key in seen:  # JSON would keep the last one silently
-                raise invalid("data", "repeated key %s in one object", key)
-            seen.add(key)
-        return dict(pairs)
+    import os
+    if not isinstance(path, (str, os.PathLike)):  # open(1) would take over standard output
+        raise invalid("path", "expected the path of a file, got %s", path)
     try:
-        with open(path, encoding="utf-8") as file:
-            data = as_tuples(json.load(file, object_pairs_hook=one_value_per_key))
-    except RecursionError:
-        raise EvaluationError("is nested too deeply to read") from None
+        with open(path, "rb") as file:
+            raw = file.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise EvaluationError("cannot be read: %s" % (error.strerror or error)) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise EvaluationError("holds more than %d bytes, the most a data file may" % MAX_FILE_BYTES)
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise EvaluationError("is not UTF-8 text: %s" % error.reason) from None
+        raise EvaluationError("is not UTF-8 text: %s at %s"
+                              % (error.reason, place(raw, error.start))) from None
+    # A large file makes a million objects and no cycle among them: the
+    # garbage collector would only scan them, again and again, as they come.
+    gc.disable()
+    try:
+        data = as_tuples(json.loads(text, object_pairs_hook=one_value_per_key,
+                                    parse_int=whole_number, parse_constant=no_constant))
+    except RecursionError:  # nested deeper than this CPython's parser goes
+        raise EvaluationError("is nested more than %d deep" % MAX_DEPTH) from None
     except json.JSONDecodeError as error:
-        raise EvaluationError("is not valid JSON: %s at line %d, column %d"
+        raise EvaluationError("is not valid JSON: %s (line %d, column %d)"
                               % (error.msg, error.lineno, error.colno)) from None
+    except NotJSON as error:
+        raise EvaluationError("is not valid JSON: %s (%s)"
+                              % (error, place(text, first_outside_strings(text, error.pattern))))
+    finally:
+        gc.enable()
     return checked_data(data)
+
+
+class NotJSON(Exception):
+    """A number that JSON's grammar lets through but a data file may not hold."""
+
+    def __init__(self, message, pattern):
+        super().__init__(message)
+        self.pattern = pattern  # how to find it again in the text
+
+
+def one_value_per_key(pairs):
+    """Return an object's pairs as a dict; a repeated key is a fault."""
+    result = dict(pairs)
+    if len(result) < len(pairs):  # JSON would keep the last one silently
+        keys = [key for key, value in pairs]
+        raise invalid("data", "repeated key %s in one object",
+                      next(key for index, key in enumerate(keys) if key in keys[:index]))
+    return result
+
+
+def whole_number(text):
+    """Return a JSON integer as an int, if it has at most 100 digits."""
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise NotJSON("an integer of more than %d digits" % MAX_DIGITS, r"-?\d{%d,}" % (MAX_DIGITS + 1))
+    return int(text)
+
+
+def no_constant(name):
+    """Refuse NaN, Infinity and -Infinity, which Python reads but JSON does not have."""
+    raise NotJSON("%s is not a JSON number" % name, "-?" + name.lstrip("-"))
+
+
+def first_outside_strings(text, pattern):
+    """Return where the first match of pattern outside a JSON string starts, or 0."""
+    import re
+    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|' + pattern, text):
+        if not match.group().startswith('"'):
+            return match.start()
+    return 0
+
+
+def place(text, index):
+    """Return 'line L, column C' of the character (or byte) at index."""
+    newline = "\n" if type(text) is str else b"\n"
+    line = text.count(newline, 0, index) + 1
+    return "line %d, column %d" % (line, index - text.rfind(newline, 0, index))
+
+
+def as_tuples(value, depth=0):
+    """Return value with every list, at any depth, turned into a tuple."""
+    if type(value) in (list, dict):
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise EvaluationError("is nested more than %d deep" % MAX_DEPTH)
+    if type(value) is list:  # (a str, the commonest item, is left as it is at once)
+        return tuple([item if type(item) is str else as_tuples(item, depth) for item in value])
+    if type(value) is dict:
+        return {key: item if type(item) is str else as_tuples(item, depth)
+                for key, item in value.items()}
+    return value
 
 
 def checked_data(data):
@@ -1156,27 +1563,34 @@ def checked_data(data):
     for key in ("systems", "corpus", "cases", "runs"):
         if key not in data:
             raise invalid("data", "missing the key %s", key)
-    systems = data["systems"]
-    if (type(systems) is not tuple or len(systems) != 2 or type(systems[0]) is not str
-            or type(systems[1]) is not str or not systems[0] or systems[0] == systems[1]):
-        raise invalid("systems", "expected two different names, baseline first, got %s", systems)
+    check_systems(data["systems"])
     parts = dict.fromkeys(DATA_KEYS)  # policy and manifests are None when left out
     parts["k"] = 2
     parts.update(data)
     check_k(parts["k"])
     if parts["manifests"] is not None:
-        manifest_changes(parts["manifests"], systems)
+        check_manifests(parts["manifests"], parts["systems"])
     return parts
 
 
-def manifest_changes(manifests, systems):
-    """Return [(field, before, after)] of what changed between two systems' manifests.
+def check_systems(systems):
+    """Check that systems is a tuple of two or more distinct names, the baseline first."""
+    if type(systems) is not tuple or len(systems) < 2:
+        raise invalid("systems", "expected two or more names, the baseline first, got %s",
+                      systems)
+    for system in systems:
+        check_name(system, "systems")
+    if len(set(systems)) < len(systems):
+        repeats = [system for index, system in enumerate(systems) if system in systems[:index]]
+        raise invalid("systems", "repeated name %s", repeats[0])
 
-    manifests maps each of the two systems to a dict of strings, such as the
-    model, the prompt or the code revision. The fields in HELD_CONSTANT must
-    be equal in both (a missing field is None): a comparison between runs on
-    another corpus, other questions, other permissions or another rubric is
-    not a comparison of the systems.
+
+def check_manifests(manifests, systems):
+    """Check that manifests gives each system an object of strings, and that the fields
+    in HELD_CONSTANT are the same for all (a field left out is None).
+
+    A comparison between runs on another corpus, other questions, other
+    permissions or another rubric is not a comparison of the systems.
     """
     if type(manifests) is not dict or set(manifests) != set(systems):
         raise invalid("manifests", "expected an object with the keys %s, got %s",
@@ -1186,14 +1600,22 @@ def manifest_changes(manifests, systems):
         if type(manifests[system]) is not dict:
             raise invalid(field, "expected an object of strings, got %s", manifests[system])
         for key, value in manifests[system].items():
+            check_name(key, field)  # printed as it is, so it follows the rule of names
             if type(value) is not str:
                 raise invalid("%s[%s]" % (field, shown(key)), "expected a string, got %s", value)
-    before, after = (manifests[system] for system in systems)
-    for field in HELD_CONSTANT:
-        if before.get(field) != after.get(field):
-            raise invalid("manifests", '"' + field + '" must be the same for both systems, '
-                          "got %s for %s and %s for %s", before.get(field), systems[0],
-                          after.get(field), systems[1])
+    baseline = systems[0]
+    for system in systems[1:]:
+        for field in HELD_CONSTANT:
+            if manifests[baseline].get(field) != manifests[system].get(field):
+                raise invalid("manifests", '"' + field + '" must be the same for every system, '
+                              "got %s for %s and %s for %s", manifests[baseline].get(field),
+                              baseline, manifests[system].get(field), system)
+
+
+def manifest_changes(manifests, baseline, candidate):
+    """Return [(field, before, after)] of what changed from the baseline's checked manifest
+    to the candidate's; a field one of them leaves out is None."""
+    before, after = manifests[baseline], manifests[candidate]
     fields = list(before) + [field for field in after if field not in before]
     return [(field, before.get(field), after.get(field)) for field in fields
             if field not in HELD_CONSTANT and before.get(field) != after.get(field)]

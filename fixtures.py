@@ -16,14 +16,20 @@ CORPUS = {
 }
 
 # Case name -> question, relevant documents, and support: expected claim ID ->
-# the documents that may be cited for it. "restricted", when given, lists the
-# documents that whoever asks this question may not see.
+# the documents that may be cited for it. "disputed", when given, holds labels
+# that reviewers did not agree on, and "rejected" the claims they found
+# unsupported by every note. "restricted" lists the documents that whoever
+# asks this question may not see.
 CASES = {
-    # One relevant note, one expected claim.
+    # One relevant note, one expected claim. B also claims "bonus", that the
+    # release itself ships on Monday: one reviewer read that in the launch note,
+    # another read only that the window opens then. A disputed label: only the
+    # lenient reading counts it.
     "launch": {
         "question": "When does the Larkspur release window open?",
         "relevant": ("launch",),
         "support":  {"monday": ("launch",)},
+        "disputed": {"bonus": ("launch",)},
     },
     # Two notes are needed: each rollback step has its own source.
     "rollback": {
@@ -40,11 +46,14 @@ CASES = {
         "restricted": ("archive",),
     },
     # Unanswerable: no note says where the backup lives, so nothing is relevant
-    # and no claim is expected. The right answer is to abstain.
+    # and no claim is expected. The right answer is to abstain. Reviewers read
+    # A's claim "region" against every note and found nothing to back it: a
+    # rejected claim, not a gap in the labels.
     "region": {
         "question": "In which region is the backup hosted?",
         "relevant": (),
         "support":  {},
+        "rejected": ("region",),
     },
 }
 

@@ -827,6 +827,180 @@ class Disclosure(TestCase):
         self.assertTrue(600 < disclosing < 1400, disclosing)  # both outcomes are common
 
 
+# --- Two readings of the labels ------------------------------------------------------
+
+def without_reviews(case):
+    """Return a copy of a case with no disputed labels and no rejected claims."""
+    return {key: value for key, value in case.items() if key not in ("disputed", "rejected")}
+
+
+def merged_apart(support, disputed):
+    """Return support with each disputed source added, in plain loops, apart from evaluate.py."""
+    merged = {}
+    for claim_id in list(support) + [claim for claim in disputed if claim not in support]:
+        sources = []
+        for source in support.get(claim_id, ()) + disputed.get(claim_id, ()):
+            sources.append(source)
+        merged[claim_id] = tuple(sources)
+    return merged
+
+
+def random_reviewed_question(rng):
+    """Return (case, run, k): random labels, some disputed or rejected, and a random run."""
+    documents = sorted(SWEEP_CORPUS)
+    relevant = tuple(rng.sample(documents, rng.randint(0, 3)))
+    support, disputed = {}, {}
+    for claim_id in rng.sample("pqrs", rng.randint(1, 3) if relevant else 0):
+        sources = rng.sample(relevant, rng.randint(1, len(relevant)))
+        cut_at = rng.randint(0, len(sources))  # some sources agreed, the rest disputed
+        if sources[:cut_at]:
+            support[claim_id] = tuple(sources[:cut_at])
+        if sources[cut_at:]:
+            disputed[claim_id] = tuple(sources[cut_at:])
+    if relevant and not support:  # relevant documents need an agreed claim
+        claim_id, sources = disputed.popitem()
+        support[claim_id] = sources
+    rejected = tuple(claim for claim in "tu" if rng.random() < 0.4)
+    case = {"relevant": relevant, "support": support, "disputed": disputed, "rejected": rejected}
+
+    def citations(claim_id):  # mostly the claim's own sources, agreed or disputed
+        own = support.get(claim_id, ()) + disputed.get(claim_id, ())
+        if own and rng.random() < 0.7:
+            return tuple(rng.sample(own, rng.randint(1, len(own))))
+        return tuple(rng.sample(documents + ["zeta"], rng.randint(0, 2)))
+    claims = tuple((claim_id, citations(claim_id))
+                   for claim_id in rng.sample("pqrstu", rng.randint(0, 4)))
+    others = [document for document in documents if document not in relevant]
+    retrieved = tuple(rng.sample(relevant, len(relevant))
+                      + rng.sample(others, rng.randint(0, min(2, len(others)))))
+    return case, {"retrieved": retrieved, "claims": claims}, rng.randint(1, 4)
+
+
+class Readings(TestCase):
+    """Disputed labels and rejected claims: the strict reading, the lenient one, one scorer."""
+
+    def test_the_lenient_reading_counts_each_disputed_source_as_support(self):
+        rows = [
+            ((CASES["launch"],), dict(without_reviews(CASES["launch"]),
+                                      support={"monday": ("launch",), "bonus": ("launch",)})),
+            ((case_with(disputed={"switch": ("checklist",)}),),
+             case_with(support={"switch": ("rollback", "checklist"), "smoke": ("checklist",)})),
+            ((CASES["region"],), CASES["region"]),  # rejected claims stay as they are
+            ((CASE,), CASE),
+        ]
+        self.assertRows(evaluate.lenient, rows)
+
+    def test_the_lenient_reading_is_a_new_case_and_leaves_the_old_one_alone(self):
+        before = copy.deepcopy(CASES["launch"])
+        loose = evaluate.lenient(CASES["launch"])
+        self.assertIsNot(loose["support"], CASES["launch"]["support"])
+        self.assertEqual(CASES["launch"], before)
+
+    def test_the_six_values_never_depend_on_disputed_labels_or_rejected_claims(self):
+        rows = [((name, system, k), evaluate.tally(CORPUS, without_reviews(CASES[name]),
+                                                   RUNS[name][system], k=k))
+                for name in CASES for system in RUNS[name] for k in (1, 2)]
+        self.assertRows(lambda name, system, k: evaluate.tally(CORPUS, CASES[name],
+                                                               RUNS[name][system], k=k), rows)
+
+    def test_both_readings_agree_with_an_oracle_written_apart(self):
+        rng = random.Random(17)
+
+        def readings(case, run, k):
+            strict = evaluate.evaluate(SWEEP_CORPUS, case, run, k=k)
+            loose = evaluate.evaluate(SWEEP_CORPUS, evaluate.lenient(case), run, k=k)
+            why = [reason for claim, reason in evaluate.explain(SWEEP_CORPUS, case, run,
+                                                                 k=k)["claims"]]
+            return strict, loose, [reason if reason in TOLD_APART else "another rule"
+                                   for reason in why]
+
+        def expected(case, run, k):
+            merged = merged_apart(case["support"], case["disputed"])
+            args = (run["retrieved"], run["claims"], k)
+            strict_flags = oracle_supported(case["support"], *args)
+            loose_flags = oracle_supported(merged, *args)
+            told = []
+            for (claim_id, citations), strict, loose in zip(run["claims"], strict_flags,
+                                                             loose_flags):
+                if strict:
+                    told.append(None)
+                elif loose:
+                    told.append("only a disputed label supports it")
+                elif citations and claim_id not in merged:
+                    told.append("judged unsupported" if claim_id in case["rejected"]
+                                else "no label")
+                else:
+                    told.append("another rule")
+            return (oracle(case["relevant"], case["support"], *args),
+                    oracle(case["relevant"], merged, *args), told)
+        rows = []
+        for trial in range(1500):
+            case, run, k = random_reviewed_question(rng)
+            rows.append(((case, run, k), expected(case, run, k)))
+        self.assertRows(readings, rows)
+        told = collections.Counter(reason for _, (_, _, why) in rows for reason in why)
+        self.assertTrue(all(told[reason] > 50 for reason in TOLD_APART), told)  # all common
+
+    def test_each_fault_in_the_review_keys_is_named_by_lenient_too(self):
+        rows = [((what, arguments["case"]), message) for what, arguments, message in REJECTED
+                if message.startswith(('case["disputed"]', 'case["rejected"]'))]
+        self.assertEqual(len(rows), 11)
+        self.assertRows(lambda what, case: message_of(evaluate.lenient, {"case": case}), rows)
+
+    def test_the_decision_takes_the_readings_its_plan_names(self):
+        def accepted(plan, strict, loose):
+            policy = {"unresolved": plan} if plan else {}
+            return evaluate.decision(policy, {"accepted": strict},
+                                     None if loose is None else {"accepted": loose})
+        rows = []
+        for plan, takes in (("strict", ("strict",)), ("lenient", ("lenient",)),
+                            ("both", ("strict", "lenient")), (None, ("strict", "lenient"))):
+            for strict, loose in itertools.product((True, False), repeat=2):
+                judged = {"strict": strict, "lenient": loose}
+                rows.append(((plan, strict, loose), all(judged[name] for name in takes)))
+            rows.append(((plan, False, None), False))  # nothing disputed: strict decides
+            rows.append(((plan, True, None), True))
+        self.assertRows(accepted, rows)
+
+    def test_where_the_readings_disagree_the_summary_names_the_labels_to_resolve(self):
+        cases = dict(CASES, owner=dict(CASES["owner"], restricted=()))  # nothing disclosed
+        decisions = []
+        for plan in ("strict", "lenient", "both"):
+            data = four_questions(cases=cases, policy=dict(POLICY, unresolved=plan))
+            result = evaluate.report(data, summary=True)
+            decided = result["summary"]["comparisons"][0]["decision"]
+            decisions.append((plan, decided["accepted"], decided["depends_on"]))
+        self.assertEqual(decisions, [
+            ("strict", False, [("launch", "bonus", ("launch",))]),
+            ("lenient", True, [("launch", "bonus", ("launch",))]),
+            ("both", False, [("launch", "bonus", ("launch",))])])
+        line = text_of(four_questions(cases=cases), "--summary").splitlines()[-1]
+        self.assertEqual(line, "decision for B against A: not accepted, as the plan 'both' takes "
+                               "it (strict reading: 2 broken, 5 held; lenient reading: 0 broken, "
+                               "7 held); the readings disagree, so resolve these disputed labels "
+                               "first: launch: bonus <- launch")
+
+    def test_nothing_is_said_of_readings_when_no_label_is_disputed(self):
+        cases = {name: without_reviews(case) for name, case in CASES.items()}
+        out = text_of(four_questions(cases=cases), "--summary", "--explain")
+        self.assertEqual([line for line in out.splitlines() if "lenient" in line
+                          or "disputed label" in line or "reading" in line], [])
+
+    def test_the_review_queue_lists_exactly_the_claims_nobody_reviewed(self):
+        cases = {name: without_reviews(case) for name, case in CASES.items()}
+        queue = evaluate.report(four_questions(cases=cases), explain=True)["review_queue"]
+        self.assertEqual(queue, [("A", "region", "region", ("archive",)),
+                                 ("B", "launch", "bonus", ("launch",))])
+        lines = text_of(four_questions(cases=cases), "--explain").splitlines()
+        self.assertEqual(lines[-3:], [
+            "claims nobody has labelled, rejected or disputed: the next round of reviewing",
+            "A | region: claim region citing archive", "B | launch: claim bonus citing launch"])
+        self.assertEqual(evaluate.report(four_questions(), explain=True)["review_queue"], [])
+
+
+TOLD_APART = (None, "only a disputed label supports it", "judged unsupported", "no label")
+
+
 # --- Input rules --------------------------------------------------------------------
 
 # (what is wrong, evaluate()'s arguments, the exact message)
@@ -894,6 +1068,35 @@ REJECTED = [
      "case[\"support\"]['switch']: source 'rollback' is not in case[\"relevant\"]"),
     ("relevant documents but no expected claim", inputs(case=case_with(support={})),
      "case[\"support\"]: expected claims for case[\"relevant\"] ('rollback', 'checklist'), got {}"),
+    # case["disputed"] and case["rejected"], when given: labels reviewers did not agree on,
+    # and claims they found unsupported by every document.
+    ("disputed as a list", inputs(case=case_with(disputed=[])),
+     "case[\"disputed\"]: expected a dict, got []"),
+    ("disputed claim ID with a capital", inputs(case=case_with(disputed={"Steps": ("rollback",)})),
+     "case[\"disputed\"]: invalid ID 'Steps'" + ID_RULE),
+    ("disputed sources as a list", inputs(case=case_with(disputed={"steps": ["rollback"]})),
+     "case[\"disputed\"]['steps']: expected a tuple, got ['rollback']"),
+    ("no disputed source", inputs(case=case_with(disputed={"steps": ()})),
+     "case[\"disputed\"]['steps']: expected at least one source, got ()"),
+    ("a disputed source outside relevant", inputs(case=case_with(disputed={"steps": ("launch",)})),
+     "case[\"disputed\"]['steps']: source 'launch' is not in case[\"relevant\"]"),
+    ("a label both agreed and disputed", inputs(case=case_with(disputed={
+        "switch": ("checklist", "rollback")})),
+     "case[\"disputed\"]['switch']: source 'rollback' is also in case[\"support\"]"),
+    ("101 claims labelled in support and disputed together", inputs(case=case_with(
+        disputed=dict.fromkeys(IDS_101[:99], ("rollback",)))),
+     "case[\"disputed\"]: expected at most 100 claims in support and disputed together, got 101"),
+    ("rejected as a list", inputs(case=case_with(rejected=["extra"])),
+     "case[\"rejected\"]: expected a tuple, got ['extra']"),
+    ("a rejected claim repeated", inputs(case=case_with(rejected=("extra", "extra"))),
+     "case[\"rejected\"]: repeated ID 'extra'"),
+    ("a rejected claim with a label", inputs(case=case_with(rejected=("smoke",))),
+     "case[\"rejected\"]: claim 'smoke' has sources in case[\"support\"] or "
+     "case[\"disputed\"]"),
+    ("a rejected claim that is disputed", inputs(case=case_with(
+        disputed={"steps": ("rollback",)}, rejected=("steps",))),
+     "case[\"rejected\"]: claim 'steps' has sources in case[\"support\"] or "
+     "case[\"disputed\"]"),
     # case["restricted"], when given: an ID tuple of corpus documents, none of them relevant.
     ("restricted as a list", inputs(case=case_with(restricted=["archive"])),
      "case[\"restricted\"]: expected a tuple, got ['archive']"),
@@ -983,6 +1186,13 @@ ACCEPTED = [
     ("other keys in case and run", inputs(case=case_with(question="?", notes=[1]),
                                           run=run_with(model="m1", answer="Roll back."))),
     ("text padded with whitespace", inputs(corpus=dict(CORPUS, archive="\n old \n"))),
+    ("nothing disputed or rejected", inputs(case=case_with(disputed={}, rejected=()))),
+    ("a claim with an agreed and a disputed source",
+     inputs(case=case_with(disputed={"switch": ("checklist",)}))),
+    ("100 claims in support and disputed together",
+     inputs(case=case_with(disputed=dict.fromkeys(IDS_100[:98], ("rollback",))))),
+    ("a rejected claim the run makes", inputs(case=case_with(rejected=("extra",)),
+                                              run=run_with(claims=(("extra", ("rollback",)),)))),
     ("nothing restricted", inputs(case=case_with(restricted=()))),
     ("documents restricted that are not relevant",
      inputs(case=case_with(restricted=("archive", "launch")))),
@@ -1055,6 +1265,38 @@ class InputRules(TestCase):
             ((100,), 'run["retrieved"]: invalid ID \'' + "a" * 76 + "..." + ID_RULE),
         ]
         self.assertRows(message, rows)
+
+    def test_a_shown_value_is_its_repr_cut_to_80_characters(self):
+        rng = random.Random(11)
+
+        def value(depth=0):
+            kind = rng.choice("tldsfqnbix" if depth < 3 else "qnbix")
+            if kind in "tl":
+                items = [value(depth + 1) for _ in range(rng.randint(0, 5))]
+                return tuple(items) if kind == "t" else items
+            if kind in "sf":  # of scalars, which can be hashed
+                items = [value(3) for _ in range(rng.randint(0, 5))]
+                return set(items) if kind == "s" else frozenset(items)
+            if kind == "d":
+                return {rng.choice(["a", "bb", 3, None]): value(depth + 1) for _ in range(3)}
+            return {"q": "x" * rng.randint(0, 90), "n": None, "b": True, "i": rng.randint(-9, 10 ** 9),
+                    "x": rng.random()}[kind]
+        rows = [((item,), cut(repr(item), 80)) for item in (value() for _ in range(400))]
+        rows += [((10 ** 3000,), cut(repr(10 ** 3000), 80)), ((-2 ** 10000,), "<int of 10001 bits>")]
+        self.assertRows(evaluate.shown, rows)
+
+    def test_a_message_reads_no_more_of_a_value_than_it_shows(self):
+        read = []
+
+        class Watched:
+            def __repr__(self):
+                read.append(self)
+                return "Watched()"
+        huge = ("a" * 100,) + (Watched(),) * 10 ** 6
+        self.assertEqual(evaluate.shown(huge), "('" + "a" * 75 + "...")
+        self.assertEqual(evaluate.shown([[[Watched(), "b" * 90]]]), "[[[Watched(), '" + "b" * 62
+                         + "...")
+        self.assertEqual(len(read), 1)  # only the one shown
 
     def test_a_value_whose_repr_fails_is_still_reported(self):
         self.assertEqual(message_of(evaluate.evaluate, inputs(run=BrokenRepr())),

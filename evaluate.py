@@ -1054,9 +1054,10 @@ def listed_count(sizes, limit):
     from bisect import bisect_right
     # Meet in the middle: every subset is a subset of the first half joined
     # to one of the second. For each first-half sum, the sorted second-half
-    # sums tell how many partners keep the whole within the limit. The first
-    # half's sums are made from two quarters as they are needed, not kept.
-    half = len(sizes) // 2
+    # sums tell how many partners keep the whole within the limit. Only the
+    # second half's sums are kept: the first half's are made from two
+    # quarters as they are needed, so it may be the larger half.
+    half = len(sizes) // 2 + 1
     second = sorted(subset_sums(sizes[half:]))
     quarters = subset_sums(sizes[:half // 2]), subset_sums(sizes[half // 2:half])
     return sum(bisect_right(second, limit - a - b) for a in quarters[0] for b in quarters[1]

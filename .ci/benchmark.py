@@ -1,33 +1,41 @@
-"""Time the parts a user waits for, and the peak memory of the paired test.
+"""Time the parts a user waits for, with the peak memory of each.
 
-    python .ci/benchmark.py
+    python .ci/benchmark.py            everything (several minutes on CPython 3.8)
+    python .ci/benchmark.py --quick    without the 100,000-question test
 
 Run it with the Python you use; CPython 3.8 is the slowest. It prints, for
-each input, the seconds one call took (the best of three) and the peak
-memory that call allocated, as tracemalloc counts it:
+each input, the seconds one call took and the peak memory that call
+allocated, as tracemalloc counts it (whole processes: their peak resident
+memory):
 
 - paired_test() on 100, 1,000 and 5,000 questions of realistic values
   (ratios of small counts, reciprocal ranks, floats such as 1 - k/d, means
-  of repeated runs, arbitrary floats), and on the worst cases of its exact
-  ways: 36 moved questions with no small common unit, and a table of sums
-  at the step limit;
-- python demo.py --data FILE --summary on 1,000 questions that share a
-  corpus of 10,000 documents, as a whole process.
+  of repeated runs, arbitrary floats) and of ratios a/b with b up to 5,000
+  or 10**6, whose common denominator runs to thousands of bits;
+- its worst exact cases: 36 moved questions with no small common unit, and
+  36 moved floats spread from 5e-324 to 1.8e308;
+- 100,000 questions of arbitrary floats, and of ratios with b up to 10**6;
+- python demo.py --data FILE --summary on 20,000 questions that share a
+  corpus of 200,000 documents, as a whole process, and the plain table.
 
 It is a measurement, not a test: nothing here passes or fails. Measured on
-CPython 3.8.18 on a 2-core machine, 2026-12-02:
+CPython 3.8.18 on a 2-core machine, 2026-12-03 (seconds; peak MB):
 
-- 100 questions: 0.03-0.19 s a call (exact by counting for support over
-  1-10 claims and for means of repeated runs; sampled otherwise);
-- 1,000 questions: 0.09-0.30 s; 5,000 questions: 0.91-1.46 s, sampled;
-- 36 moved questions of arbitrary floats, listed: 0.28 s, peak 26 MB;
-- 37 moved questions near the step limit, counted: 0.83 s, peak 35 MB;
-- python demo.py --data FILE --summary on 1,000 questions and 10,000
-  documents: 1.28 s as a whole process.
+- 100 questions: 0.00-0.07 s; 1,000: 0.01-0.26 s; 5,000: 0.05-1.4 s, the
+  slowest being arbitrary floats (sampled question by question); peaks
+  under 11 MB;
+- 5,000 ratios with b up to 5,000: 1.3 s; up to 10**6: 1.5 s;
+- 36 moved with no small unit, listed: 0.5 s, 21 MB; 36 moved extreme
+  floats, listed: 1.1 s, 60 MB;
+- 100,000 arbitrary floats: 22.7 s, 78 MB; 100,000 ratios with b up to
+  10**6: 23.8 s, 84 MB;
+- demo.py --summary on 20,000 questions and 200,000 documents: 3.9 s and
+  235 MB as a whole process; the plain table 3.1 s.
 """
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -54,28 +62,33 @@ def realistic(kind, rng):
         return 1 - rng.randint(0, d) / d
     if kind == "mean of 3 runs":
         return tuple(rng.randint(0, 4) / 4 for _ in range(3))
+    if kind == "a/b, b up to 5,000":
+        b = rng.randint(1, 5000)
+        return rng.randint(0, b) / b
+    if kind == "a/b, b up to 10**6":
+        b = rng.randint(1, 10 ** 6)
+        return rng.randint(0, b) / b
     return rng.random()  # arbitrary floats, such as a similarity score
 
 
 KINDS = ("recall, 1-20 relevant", "support, 1-10 claims", "reciprocal rank",
-         "1 - k/d in floats", "mean of 3 runs", "arbitrary floats")
+         "1 - k/d in floats", "mean of 3 runs", "a/b, b up to 5,000", "a/b, b up to 10**6",
+         "arbitrary floats")
 
 
 def measured(function, *arguments):
-    """Return (best seconds of three calls, peak MB of one traced call, result)."""
-    seconds = []
-    for _ in range(3):
-        start = time.perf_counter()
-        result = function(*arguments)
-        seconds.append(time.perf_counter() - start)
+    """Return (seconds of one call, peak MB of one traced call, result)."""
+    start = time.perf_counter()
+    result = function(*arguments)
+    seconds = time.perf_counter() - start
     tracemalloc.start()
     function(*arguments)
     peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
     tracemalloc.stop()
-    return min(seconds), peak, result
+    return seconds, peak, result
 
 
-def paired_inputs():
+def paired_inputs(quick):
     """Yield (label, before, after) for the paired test."""
     rng = random.Random(2026)
     for questions in (100, 1000, 5000):
@@ -87,12 +100,20 @@ def paired_inputs():
     # Worst cases of the exact ways.
     moved = {"q%d" % index: rng.choice((-1, 1)) * rng.random() for index in range(36)}
     yield "36 moved, arbitrary floats (listed)", dict.fromkeys(moved, 0.0), moved
-    units = {"q%d" % index: rng.choice((-1, 1)) * rng.randint(1, 64000) / 64007
-             for index in range(37)}
-    yield "37 moved, near the step limit (counted)", dict.fromkeys(units, 0), units
+    extreme = {"q%d" % index: rng.choice((-1, 1)) * 10.0 ** rng.uniform(-323, 308)
+               for index in range(36)}
+    extreme["q0"], extreme["q1"] = 5e-324, -1.7976931348623157e308
+    yield "36 moved, floats from 5e-324 to 1.8e308 (listed)", dict.fromkeys(extreme, 0.0), extreme
+    if quick:
+        return
+    for kind in ("arbitrary floats", "a/b, b up to 10**6"):
+        names = ["q%d" % index for index in range(100000)]
+        before = {name: realistic(kind, rng) for name in names}
+        after = {name: realistic(kind, rng) for name in names}
+        yield "100,000 questions, %s" % kind, before, after
 
 
-def data_file(path, questions=1000, documents=10000):
+def data_file(path, questions=20000, documents=200000):
     """Write a data file of many questions that share one corpus."""
     rng = random.Random(7)
     corpus = {"d%d" % index: "Document %d." % index for index in range(documents)}
@@ -111,31 +132,43 @@ def data_file(path, questions=1000, documents=10000):
             claims = [["c%d" % claim, rng.sample(retrieved, min(len(retrieved), 1))]
                       for claim in range(rng.randint(0, 4))]
             runs[name][system] = {"retrieved": retrieved, "claims": claims}
+    unanswerable = [name for name, case in cases.items() if not case["relevant"]]
+    answerable = [name for name, case in cases.items() if case["relevant"]]
+    policy = {"critical": answerable[:200], "must_abstain": unanswerable[:50],
+              "unsupported_budget": {"answerable": 100}}
     with open(path, "w") as file:
         json.dump({"k": 5, "systems": ["A", "B"], "corpus": corpus, "cases": cases,
-                   "runs": runs}, file)
+                   "runs": runs, "policy": policy}, file)
 
 
-def main():
+def process(command):
+    """Return (seconds, peak resident MB, exit status, lines printed) of one whole process."""
+    start = time.perf_counter()
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return seconds, peak, done.returncode, len(done.stdout.splitlines())
+
+
+def main(arguments):
     """Print one line per measurement."""
     print("CPython %s" % sys.version.split()[0])
-    for label, before, after in paired_inputs():
+    for label, before, after in paired_inputs("--quick" in arguments):
         seconds, peak, result = measured(evaluate.paired_test, before, after)
         print("paired_test, %s: %.2f s, peak %.1f MB, %s, %d moved" % (
             label, seconds, peak, result["method"], result["wins"] + result["losses"]))
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "runs.json")
         data_file(path)
-        command = [sys.executable, os.path.join(ROOT, "demo.py"), "--data", path, "--summary"]
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            process = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            times.append(time.perf_counter() - start)
-        print("python demo.py --data FILE --summary, 1,000 questions, 10,000 documents: "
-              "%.2f s (best of 3), exit %d, %d lines" % (
-                  min(times), process.returncode, len(process.stdout.splitlines())))
+        size = os.path.getsize(path) / 10 ** 6
+        for option in (["--summary"], []):
+            seconds, peak, status, lines = process(
+                [sys.executable, os.path.join(ROOT, "demo.py"), "--data", path] + option)
+            print("python demo.py --data FILE %s(%.0f MB, 20,000 questions, 200,000 "
+                  "documents): %.2f s, peak %.0f MB resident so far, exit %d, %d lines" % (
+                      " ".join(option) + " " if option else "", size, seconds, peak, status,
+                      lines))
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

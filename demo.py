@@ -5,15 +5,19 @@
                                      and the claims nobody has reviewed yet
     python demo.py --summary         what changed from the baseline A to each candidate,
                                      the averages, the paired tests and the decision
-    python demo.py --json            the same report as one JSON document, for programs
-    python demo.py --data FILE.json  any of these for your own data: a JSON file that
-                                     mirrors fixtures.py (see "Using your own data")
+    python demo.py --json            what the other options print, as one JSON document,
+                                     for programs
+    python demo.py --data FILE.json  any of these for your own data: a JSON object with
+                                     the keys "systems" (the baseline first), "corpus",
+                                     "cases", "runs" and, if you like, "k", "policy" and
+                                     "manifests", shaped like fixtures.py, with lists
+                                     where it has tuples
 
 Options combine, in any order. Exit status: 0 when the report is printed; 1
 for a fault in the data, named on one line of standard error; 2 for an
 option it does not know; 74 when the report cannot be written (standard
-output closed or full), said on one line; 141 when the reader stops early,
-as `| head` does, said nowhere.
+output closed or full), said on one line; 141 when the reader stops before
+all is written, as `| head` may, said nowhere.
 """
 import sys
 
@@ -64,10 +68,15 @@ def explain_lines(result):
     return lines
 
 
-def listed(names, most=10):
-    """Return names joined by commas, the first `most` of them and how many in all."""
-    more = ", ... (%d in all)" % len(names) if len(names) > most else ""
-    return ", ".join(names[:most]) + more
+def listed(names, width=100):
+    """Return names joined by commas, as many as fit in about `width` characters, and how
+    many there are in all when some are left out."""
+    shown = []
+    for name in names:
+        if shown and len(", ".join(shown + [name])) > width:
+            return ", ".join(shown) + ", ... (%d in all)" % len(names)
+        shown.append(name)
+    return ", ".join(shown)
 
 
 def summary_lines(result):
@@ -82,7 +91,7 @@ def summary_lines(result):
         lines += manifest_lines(compared) + change_lines(compared, label)
     for part in ("answerable", "unanswerable"):
         lines += slice_lines(part, parts[part], summary["means"][part], label, systems)
-    if "lenient_means" in summary:
+    if summary["lenient_means"] is not None:
         lines += slice_lines("answerable", parts["answerable"],
                              summary["lenient_means"]["answerable"], label, systems,
                              ", lenient reading (disputed labels count as support)")
@@ -97,7 +106,10 @@ def summary_lines(result):
     lines += ["%s | %s" % (system, listed(["%s: %s" % (name, ", ".join(documents))
                                            for name, documents in found]) or "none")
               for system, found in summary["disclosures"].items()]
-    if "policy" in summary:
+    lines += ["", "claims nobody has labelled, rejected or disputed (python demo.py --explain "
+                  "lists them for review)" + "".join(" | %s %d" % pair for pair in
+                                                    summary["unreviewed"].items())]
+    if summary["policy"] is not None:
         lines += ["", "acceptance policy, from %s" % summary["policy"]["source"],
                   "(python demo.py --explain shows why each unsupported claim is unsupported)"]
         lines += decision_lines("%s alone" % systems[0], summary["policy"]["baseline_alone"])
@@ -140,7 +152,7 @@ def change_lines(compared, label):
     totals = compared["totals"]
     lines.append("totals: " + ", ".join("%d %s" % (n, name) for name, n in totals.items())
                  + (" (not listed)" if totals["unchanged"] else ""))
-    for name, strict, loose in compared.get("lenient_changes", ()):
+    for name, strict, loose in compared["lenient_changes"] or ():
         lines.append("%s: %s, but %s in the lenient reading" % (name, strict, loose))
     return lines
 
@@ -157,7 +169,7 @@ def slice_lines(part, names, means, label, systems, reading=""):
     lines.append("support pooled" + "".join(
         " | %s %d/%d = %s" % (system, s["supported"], s["generated"], cell(s["ratio"]))
         for system, s in means["pooled_support"].items()))
-    if "correct_abstentions" in means and not reading:
+    if means["correct_abstentions"] is not None and not reading:
         lines.append("abstention correct count" + "".join(
             " | %s %d/%d" % (system, a["correct"], a["total"])
             for system, a in means["correct_abstentions"].items()))
@@ -176,24 +188,27 @@ def paired_lines(compared, answerable, label):
                      "at least %s with %d moved" % (
                          label[metric], mean, test["questions"], test["questions"] +
                          test["left_out"], test["wins"], test["ties"], test["losses"],
-                         p_text(test["p"]), how, p_text(test["min_p"]),
+                         p_text(test["p"], test["method"] == "exact"), how, p_text(test["min_p"]),
                          test["wins"] + test["losses"]))
-    reach = "no difference can reach" if compared["lowest_p"] >= 0.05 else "a difference can reach"
+    reach = "no difference can reach" if compared["p_floor"] >= 0.05 else "a difference can reach"
     lines.append("with %d questions, p is at least %s even if all of them moved, so %s p < 0.05"
-                 % (answerable, p_text(compared["lowest_p"]), reach))
+                 % (answerable, p_text(compared["p_floor"]), reach))
     return lines
 
 
 def decision_lines(title, decided):
-    """Return the broken findings one by one, the held ones counted per rule, what the
-    lenient reading judges otherwise, and the decision."""
+    """Return the broken findings one by one, the held ones counted per rule (the declared
+    test shown whole), what the lenient reading judges otherwise, and the decision."""
     strict, loose = decided["strict"], decided["lenient"]
     lines = ["%s | broken %s %s (%s)" % ((title,) + finding) for finding in strict["broken"]]
     held = {}
     for rule, subject, detail in strict["held"]:
         held[rule] = held.get(rule, 0) + 1
     if held:
-        lines.append("%s | held: %s" % (title, ", ".join("%s %d" % pair for pair in held.items())))
+        lines.append("%s | held: %s" % (title, ", ".join("%d %s" % (count, rule)
+                                                         for rule, count in held.items())))
+    lines += ["%s | held %s %s (%s)" % ((title,) + finding) for finding in strict["held"]
+              if finding[0] == "significance"]
     lines += ["%s | not checked: %s (no baseline to compare with)" % (title, rule)
               for rule in strict["unchecked"]]
     if loose is not None:  # only what this reading judges otherwise
@@ -201,14 +216,17 @@ def decision_lines(title, decided):
         lines += ["%s, lenient reading | %s %s %s (%s)" % ((title, outcome) + finding)
                   for outcome in ("broken", "held") for finding in loose[outcome]
                   if (finding[:2] in broken) != (outcome == "broken")]
-    verdict = "accepted" if decided["accepted"] else "not accepted"
     counts = ["%s reading: %d broken, %d held" % (reading, len(decided[reading]["broken"]),
                                                   len(decided[reading]["held"]))
               for reading in ("strict", "lenient") if decided[reading] is not None]
-    if decided["lenient"] is None:
+    if decided["accepted"] is None:
+        return lines + ["decision for %s: none, as no rule of the policy could be checked"
+                        % title]
+    verdict = "accepted" if decided["accepted"] else "not accepted"
+    if loose is None:
         return lines + ["decision for %s: %s (%s)" % (title, verdict, counts[0][16:])]
-    if decided["strict"]["accepted"] == decided["lenient"]["accepted"]:
-        return lines + ["decision for %s: %s (%s); the same under both readings"
+    if strict["accepted"] == loose["accepted"]:
+        return lines + ["decision for %s: %s (%s); both readings agree"
                         % (title, verdict, "; ".join(counts))]
     return lines + ["decision for %s: %s, as the plan %r takes it (%s); the readings "
                     "disagree, so resolve these disputed labels first: %s"
@@ -279,7 +297,12 @@ def write(text):
     try:
         if sys.stdout is None:  # started with standard output closed
             raise OSError("standard output is closed")
-        sys.stdout.write(text)
+        if not hasattr(sys.stdout, "buffer"):  # a stream made in Python, as a test's
+            sys.stdout.write(text)
+        else:  # in ASCII, whatever the terminal: a path may hold any character
+            data = memoryview(text.encode("ascii", "backslashreplace"))
+            while data:  # unbuffered (python -u), one write may take only a part
+                data = data[sys.stdout.buffer.write(data) or 0:]
         sys.stdout.flush()
     except BrokenPipeError:  # the reader stopped early, as `| head` does: nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit

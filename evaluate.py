@@ -19,10 +19,10 @@ support on an empty answer, abstention_correct on an answerable question.
 
 Labels may record where reviewers disagreed. A case's "disputed" labels are
 sources that one reviewer accepted and another did not; its "rejected"
-claims were examined and found unsupported by any document. The six values
-read "support" alone (the strict reading). lenient(case) returns the case
+claims were examined and found unsupported by every document. The six values
+read "support" alone (the strict reading). lenient(case) returns a new case
 with its disputed labels counted as support (the lenient reading), to be
-scored the same way; explain() tells the readings apart.
+scored the same way; explain() says where a claim's reason depends on them.
 
 A case may list "restricted" documents that its asker may not see. A run
 discloses one when it is in the top k or cited. tally() counts disclosures
@@ -37,9 +37,9 @@ The contract of one question ends at the line "END OF THE CONTRACT OF ONE
 QUESTION": a reader who stops there knows every scoring rule. After it
 come the tools for many questions: tally_system() and explain_system()
 score every case of one system, the comparison helpers give macro means
-(n/a skipped and counted), pooled support and per-question changes, and
-check_policy() and paired_test() decide, by rules declared in advance,
-whether a change holds.
+(n/a skipped and counted), pooled support and per-question changes,
+check_policy() decides by rules declared in advance, paired_test() says how
+much a few questions can show, and report() gathers it all for demo.py.
 """
 
 MAX_ID_LENGTH = 32
@@ -167,7 +167,7 @@ def check_corpus(corpus, limit=MAX_IDS):
 
 
 def checked_case(case, corpus):
-    """Return (relevant, support) of a valid case; keys other than the labels are ignored."""
+    """Return (relevant, support) of a valid case; keys the contract does not name are ignored."""
     if type(case) is not dict:
         raise invalid("case", "expected a dict, got %s", case)
     relevant = required(case, "case", "relevant")
@@ -178,8 +178,8 @@ def checked_case(case, corpus):
 
 
 def checked_labels(case, relevant):
-    """Return a case's support labels, once they, its disputed labels and its
-    rejected claims are checked against its relevant documents."""
+    """Return a case's support labels, once they and its disputed labels are checked
+    against its relevant documents, and its rejected claims against both."""
     permitted = set(relevant)
     support = required(case, "case", "support")
     check_sources(support, 'case["support"]', permitted)
@@ -253,7 +253,7 @@ def check_claims(claims, corpus):
             raise invalid('run["claims"][%d]' % index, "repeated claim ID %s", claim_id)
         seen.add(claim_id)
         # Citations may be empty or name documents outside the corpus: such
-        # a claim is scored as unsupported, not rejected.
+        # a claim is valid input, scored as unsupported.
         check_ids(citations, 'run["claims"][%d][1]' % index, corpus)
 
 
@@ -308,7 +308,7 @@ def lenient(case):
 # then the whole question.
 
 def hit_ranks(relevant, retrieved, k):
-    """Return the rank of each relevant document in the top k, counting from 1."""
+    """Return a list of the ranks of the relevant documents in the top k, counting from 1."""
     permitted = set(relevant)
     # Only the top k count: a relevant document ranked k + 1 is no hit.
     return [rank for rank, doc_id in enumerate(retrieved[:k], start=1) if doc_id in permitted]
@@ -321,15 +321,20 @@ def reciprocal_rank(first_hit):
     return 1 / first_hit
 
 
-# A tally holds the counts behind the six values of one question; tally()
-# says what each count is.
+# A tally holds the counts behind the six values of one question, and its
+# disclosures; tally() says what each count is.
 TALLY_KEYS = ("relevant", "k", "hits", "first_hit", "generated", "supported", "expected",
               "disclosed")
 
 
 def scores(counts):
-    """Return the six metrics of one question from its tally; None is n/a."""
-    # n/a is never 0: a metric with no denominator to speak of is None.
+    """Return the six metrics of one question from its tally; None is n/a.
+
+    Coverage is supported / expected: a supported claim always has a label
+    and claim IDs are unique, so the supported claims are exactly the
+    expected claims that the answer covers.
+    """
+    # n/a is never 0: a metric that does not apply to this question is None.
     answerable = counts["relevant"] > 0
     answered = counts["generated"] > 0
     return {
@@ -338,8 +343,6 @@ def scores(counts):
         "recall": counts["hits"] / counts["relevant"] if answerable else None,
         "rr": reciprocal_rank(counts["first_hit"]) if answerable else None,
         "support": counts["supported"] / counts["generated"] if answered else None,
-        # A supported claim always has a label and claim IDs are unique, so
-        # the supported generated claims are exactly the expected ones covered.
         "coverage": counts["supported"] / counts["expected"] if answerable else None,
         # An empty answer models abstention, whatever a refusal would say.
         "abstention_correct": None if answerable else not answered,
@@ -347,7 +350,13 @@ def scores(counts):
 
 
 def unsupported_because(claim_id, citations, support, visible, corpus):
-    """Return the first rule a claim breaks, or None when it is supported."""
+    """Return the first rule a claim breaks, or None when it is supported.
+
+    The rules come in this order, each checked against every citation before
+    the next: "no citation", "no label" (support has no label for the
+    claim), "not in the corpus", "not a labelled source", "outside the top
+    k" (not in visible). Any labelled source of the claim may be cited.
+    """
     # Strict citations: each rule must hold for every citation, so one good
     # citation does not excuse a bad one.
     if not citations:
@@ -375,7 +384,9 @@ def claim_reasons(corpus, support, retrieved, claims, k):
 
 
 def disclosed(restricted, retrieved, claims, k):
-    """Return the restricted documents in the top k or cited, in the order of restricted."""
+    """Return a tuple of the restricted documents in the top k or cited, in the order of
+    restricted. The top k stands for the context the answer stage was given: score
+    with the k your pipeline passes on, or a smaller k hides what was shown."""
     if not restricted:
         return ()  # the common case: nothing is off limits
     # The top k is the context handed to the answer stage, and a citation
@@ -429,14 +440,16 @@ def explain(corpus, case, run, *, k=2):
     """Validate like evaluate(); return why each claim is unsupported, what is uncovered,
     and what was disclosed.
 
-    claims      (claim ID, reason) for every claim, in answer order. reason is
-                None for a supported claim, else the first rule it breaks:
-                "no citation", "no label" (nobody labelled the claim ID),
-                "not in the corpus", "not a labelled source", "outside the
-                top k". Where reviewers left a record, it is told apart:
-                "judged unsupported" replaces "no label" for a claim in
-                case["rejected"], and a claim that a disputed label would
-                support reads "only a disputed label supports it".
+    claims      a tuple of (claim ID, reason) for every claim, in answer order.
+                reason is None for a supported claim, else the first rule it
+                breaks (see unsupported_because()): "no citation", "no label"
+                (nobody labelled the claim ID), "not in the corpus", "not a
+                labelled source", "outside the top k". Where reviewers left a
+                record, reviewed() tells it apart: a claim the lenient reading
+                supports reads "only a disputed label supports it"; a claim
+                with no label reads "judged unsupported" when it is in
+                case["rejected"], and the lenient reading's reason when only
+                a disputed label names it.
     uncovered   expected claim IDs, in label order, that no supported claim covers.
     disclosed   restricted documents in the top k or cited, in the order of
                 case["restricted"].
@@ -446,7 +459,8 @@ def explain(corpus, case, run, *, k=2):
 
 
 def explained(corpus, case, run, k):
-    """Return explain()'s result for one question whose inputs are valid."""
+    """Return explain()'s result for one question whose inputs are valid, its reasons
+    passed through reviewed()."""
     support, retrieved, claims = case["support"], run["retrieved"], run["claims"]
     reasons = claim_reasons(corpus, support, retrieved, claims, k)
     supported = {claim_id for claim_id, reason in reasons if reason is None}
@@ -459,17 +473,21 @@ def reviewed(reasons, corpus, case, run, k):
     """Return the strict reasons, each told apart by what reviewers recorded."""
     if "disputed" not in case and "rejected" not in case:
         return reasons  # no record of a review: the strict reasons say it all
-    lenient_reasons = claim_reasons(corpus, lenient(case)["support"], run["retrieved"],
-                                    run["claims"], k)
-    told = []
-    for (claim_id, strict), (_, loose) in zip(reasons, lenient_reasons):
-        if strict is not None and loose is None:
-            strict = "only a disputed label supports it"
-        elif strict == "no label":
-            # No agreed label: reviewers rejected the claim, disputed it, or never saw it.
-            strict = "judged unsupported" if claim_id in case.get("rejected", ()) else loose
-        told.append((claim_id, strict))
-    return told
+    loose = claim_reasons(corpus, lenient(case)["support"], run["retrieved"], run["claims"], k)
+    return [(claim_id, told_apart(claim_id, strict, lenient_reason, case.get("rejected", ())))
+            for (claim_id, strict), (_, lenient_reason) in zip(reasons, loose)]
+
+
+def told_apart(claim_id, strict, loose, rejected):
+    """Return the reason explain() gives a claim, from its reasons in the two readings."""
+    if strict is not None and loose is None:
+        return "only a disputed label supports it"
+    if strict == "no label":
+        # No agreed label: reviewers rejected the claim, disputed it, or never saw it.
+        return "judged unsupported" if claim_id in rejected else loose
+    return strict
+
+
 # ============================================================================
 # END OF THE CONTRACT OF ONE QUESTION. Every scoring rule is above this line.
 # What follows applies the same rules to many questions and compares systems.
@@ -581,9 +599,10 @@ def cell(value):
     return "%.2f" % value
 
 
-def p_text(p):
-    """Return a p value as a short fraction (1/2), else in scientific notation (3.1e-05)."""
-    if p.denominator <= 1000:
+def p_text(p, exact=True):
+    """Return an exact p as a short fraction (1/2), else, and any sampled p, with two
+    significant digits (0.091, 3.1e-05)."""
+    if exact and p.denominator <= 1000:
         return str(p)
     return "%.2g" % float(p) if p > 1e-300 else "below 1e-300"
 
@@ -603,9 +622,10 @@ def macro_mean(values):
     n/a values are counted out of `total`, never averaged in as 0; with no
     value left the mean itself is None.
     """
+    from math import fsum  # rounded once, so the same on every CPython
     values = list(values)
     present = [value for value in values if value is not None]
-    mean = sum(present) / len(present) if present else None
+    mean = fsum(present) / len(present) if present else None
     return mean, len(present), len(values)
 
 
@@ -716,7 +736,7 @@ def check_same_questions(first, first_field, second, second_field):
 
 def check_questions(names, field, answerable):
     """Check that names is a tuple of distinct question names of `answerable`."""
-    if type(names) is not tuple:
+    if type(names) is not tuple or not names:  # a rule of no question would hold for nothing
         raise invalid(field, "expected a tuple of question names, got %s", names)
     seen = set()
     for name in names:
@@ -823,9 +843,10 @@ def coverage_findings(names, minimum, candidate):
     """Return (held, finding) per critical question: its coverage reaches the minimum."""
     findings = []
     for name in names:
-        coverage = scores(candidate[name])["coverage"]
-        detail = "coverage %s, minimum %s" % (cell(coverage), cell(minimum))
-        findings.append((coverage >= minimum, ("min_coverage", name, detail)))
+        counts = candidate[name]
+        # Shown as the fraction it is: 2/3 falls short of 0.67, though both round to 0.67.
+        detail = "coverage %d/%d, minimum %g" % (counts["supported"], counts["expected"], minimum)
+        findings.append((scores(counts)["coverage"] >= minimum, ("min_coverage", name, detail)))
     return findings
 
 
@@ -853,18 +874,24 @@ def abstention_findings(names, candidate):
     return findings
 
 
-def significance_findings(significance, candidate, baseline):
-    """Return (held, finding) for the answerable slice: the declared metric improved, with
-    the paired test's p below alpha."""
-    metric, alpha = significance["metric"], significance["alpha"]
-    names = slices(candidate)["answerable"]
-    test = paired_test({name: scores(baseline[name])[metric] for name in names},
+def significance_test(significance, candidate, baseline):
+    """Return paired_test() of the declared metric from baseline to candidate, on the
+    answerable slice."""
+    metric, names = significance["metric"], slices(candidate)["answerable"]
+    return paired_test({name: scores(baseline[name])[metric] for name in names},
                        {name: scores(candidate[name])[metric] for name in names})
-    # Better on average, and by more than these questions' own noise: both.
-    held = test["mean"] is not None and test["mean"] > 0 and test["p"] < alpha
+
+
+def significance_findings(significance, test):
+    """Return (held, finding) for the answerable slice: the declared metric's paired test
+    went the candidate's way, with p below alpha."""
+    # Better on average, and by more than these questions' own noise: both. p is
+    # two-sided, so a false acceptance is at most alpha / 2 likely.
+    held = test["mean"] is not None and test["mean"] > 0 and test["p"] < significance["alpha"]
     mean = "n/a" if test["mean"] is None else "%+.2f" % test["mean"]
-    detail = "%s mean %s, p = %s (%s), alpha %s" % (metric, mean, p_text(test["p"]),
-                                                     test["method"], alpha)
+    detail = "%s mean %s (%d of %d), p = %s (%s), alpha %s" % (
+        significance["metric"], mean, test["questions"], test["questions"] + test["left_out"],
+        p_text(test["p"], test["method"] == "exact"), test["method"], significance["alpha"])
     return [(held, ("significance", "answerable", detail))]
 
 
@@ -894,8 +921,9 @@ def check_policy(policy, candidate, baseline=None):
         must_abstain        unanswerable questions that must get no claims
         significance        {"metric": one of COMPARED, "alpha": a number above
                             0 and at most 0.5}: on the answerable slice, the
-                            metric's mean must rise and paired_test()'s p be
-                            below alpha
+                            mean difference of that metric (candidate minus
+                            baseline) must be above 0 and paired_test()'s
+                            two-sided p below alpha
 
     critical and significance compare with a baseline: without one they are
     not checked, and are listed in "unchecked". A policy may also hold
@@ -905,9 +933,11 @@ def check_policy(policy, candidate, baseline=None):
     restricted document is a broken "disclosure" finding: no accuracy and
     no rule can excuse showing a document to someone who may not see it.
 
-    Returns {"accepted", "broken", "held", "unchecked"}: each finding is
-    (rule, question or slice, detail), and accepted is True exactly when
-    nothing is broken.
+    Returns {"accepted", "broken", "held", "unchecked", "significance"}:
+    each finding is (rule, question or slice, detail); accepted is True when
+    findings were judged and none is broken, False when any is broken, and
+    None when no finding could be judged. significance is the paired test of
+    the declared metric, or None.
     """
     check_tallies(candidate, "candidate")
     if baseline is not None:
@@ -920,7 +950,7 @@ def check_policy(policy, candidate, baseline=None):
 def judged(policy, candidate, baseline):
     """Return check_policy()'s result for a checked policy and tallies made by tally()."""
     findings = disclosure_findings(candidate)  # not a rule of the policy: always broken
-    unchecked = []
+    unchecked, test = [], None
     if "critical" in policy:
         if baseline is None:
             unchecked.append("critical")
@@ -936,25 +966,35 @@ def judged(policy, candidate, baseline):
         if baseline is None:
             unchecked.append("significance")
         else:
-            findings += significance_findings(policy["significance"], candidate, baseline)
+            test = significance_test(policy["significance"], candidate, baseline)
+            findings += significance_findings(policy["significance"], test)
     broken = [finding for held, finding in findings if not held]
-    return {"accepted": not broken, "broken": broken,
-            "held": [finding for held, finding in findings if held], "unchecked": unchecked}
+    # Nothing judged, nothing accepted: a policy that checked no rule decides nothing.
+    accepted = None if not findings else not broken
+    return {"accepted": accepted, "broken": broken,
+            "held": [finding for held, finding in findings if held], "unchecked": unchecked,
+            "significance": test}
 
 
-def decision(policy, strict, lenient=None):
+def decision(policy, under_strict, under_lenient=None):
     """Return whether a candidate is accepted, under the policy's plan for disputed labels.
 
-    strict and lenient are check_policy()'s results with the tallies of each
-    reading; lenient is None when no label is disputed, and then strict
-    decides. policy["unresolved"] names the readings that must accept:
-    "strict", "lenient", or "both" (the default), which accepts only what
-    both readings accept.
+    under_strict and under_lenient are check_policy()'s results with the
+    tallies of each reading; under_lenient is None when no label is
+    disputed, and then the strict reading decides. policy["unresolved"]
+    names the readings that must accept: "strict", "lenient", or "both"
+    (the default), which accepts only what both readings accept. None when
+    no rule could be judged.
     """
-    if lenient is None:
-        return strict["accepted"]
     plan = policy.get("unresolved", "both")
-    taken = {"strict": [strict], "lenient": [lenient], "both": [strict, lenient]}[plan]
+    if plan not in PLANS:
+        raise invalid('policy["unresolved"]', "expected one of %s, got %s", PLANS, plan)
+    if under_lenient is None:
+        return under_strict["accepted"]
+    taken = {"strict": [under_strict], "lenient": [under_lenient],
+             "both": [under_strict, under_lenient]}[plan]
+    if any(judged["accepted"] is None for judged in taken):
+        return None  # nothing could be judged: nothing to accept
     return all(judged["accepted"] for judged in taken)
 
 
@@ -969,7 +1009,7 @@ LARGEST_FLOAT = 1.7976931348623157e308
 MAX_RUNS = 100                     # repeated runs of one question
 MAX_DENOMINATOR = 10 ** 6          # 0.3 is read as 3/10, a third as 1/3 ...
 CLOSE_ULPS = 64                    # ... and so is 1 - 2/3, a few units in the last place away
-MAX_LISTED = 36                    # moved questions whose 2**m signs are listed: 2**18 sums a half
+MAX_LISTED = 36                    # moved questions whose 2**m signs are listed: 2**17 sums kept
 MAX_UNIT_BITS = 2200               # whole units finer than this are not counted in
 MAX_COUNTING_STEPS = 22 * 10 ** 6  # about a second of exact counting on CPython 3.8
 SAMPLES = 12000                    # sign flips drawn when neither fits: standard error
@@ -1029,8 +1069,8 @@ def question_value(value, side, name, read):
 
 
 def whole_units(differences, max_bits=None):
-    """Return (units, unit): each difference as a whole number of one unit, 1 / their
-    common denominator; None when that denominator needs more than max_bits bits."""
+    """Return (units, denominator): each difference as a whole number of 1 / their common
+    denominator; None when that denominator needs more than max_bits bits."""
     from math import gcd  # loaded by fractions already
     scale = 1
     for denominator in set(difference.denominator for difference in differences):
@@ -1114,18 +1154,22 @@ def sampled_count(sizes, observed):
     """Return how many of SAMPLES random sign assignments of the float sizes give a sum at
     least `observed` from 0, drawn the same way on every run and every CPython.
 
-    Floats add up with rounding errors, each far below 2**-50 of the total: a
-    draw that close to the observed sum counts as extreme, so that p can err
-    only upward, never toward finding a difference.
+    The draws add whole numbers: each size in units of 2**-52 of the total,
+    so that every sum is exact, and the same on every CPython. Reading the
+    sizes as floats and rounding them to units moves a sum by less than 2
+    units a question: a draw that close to the observed sum counts as
+    extreme, so that rounding can only raise p, never lower it.
     """
     from math import fsum
     from random import Random
-    total = fsum(sizes)
-    slack = len(sizes) * total * 2 ** -50
-    limit = (total - observed) / 2 + slack  # a plus part at most this is extreme, or at least
-    draws = Random(SEED)                    # total - limit (the minus part is at most limit)
-    repeat = len(set(sizes)) * 10 <= len(sizes)  # ten questions or more to a size
-    sums = (plus_sums_by_size if repeat else plus_sums_by_question)(sizes, draws)
+    scale = 2 ** 52 / fsum(sizes)
+    units = [round(size * scale) for size in sizes]
+    total = sum(units)
+    # A plus part at most `limit` is extreme, and so is one at least total - limit.
+    limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
+    draws = Random(SEED)
+    repeat = len(set(units)) * 10 <= len(units)  # ten questions or more to a size, on average
+    sums = (plus_sums_by_size if repeat else plus_sums_by_question)(units, draws)
     return len([plus for plus in sums if plus <= limit or plus >= total - limit])
 
 
@@ -1260,21 +1304,22 @@ def paired_test(before, after):
 
 # --- One report -------------------------------------------------------------
 # report() gathers, as plain data, every figure and finding demo.py prints,
-# so that `demo.py --json` writes exactly what the text says.
+# so that `demo.py --json` writes exactly what the text says. Every key is
+# always there: a part that was not asked for, or does not apply, is None.
 
 def report(data, *, summary=False, explain=False, source="fixtures.py"):
     """Return the report of a data set as plain data, in the order the README gives.
 
-    data is what load_data() returns, or fixtures.py in the same shape. The
-    first system is the baseline; each other one is a candidate, compared
-    with it. Every question carries each system's scores and counts (and
-    those of the lenient reading, when its labels are disputed); explain
-    adds explain() of each and the claims nobody has reviewed; summary adds
-    the slices, the comparisons and the decisions.
+    data is what load_data() returns, or a dict of the same shape, such as
+    fixtures.py's. The first system is the baseline; each other one is a
+    candidate, compared with it. Every question carries each system's
+    scores and counts (and those of the lenient reading, when its labels
+    are disputed); explain adds explain() of each and the claims nobody has
+    reviewed; summary adds the slices, the comparisons and the decisions.
     """
+    data = checked_data(data)
     corpus, cases, runs, k, systems = (data[key] for key in ("corpus", "cases", "runs", "k",
                                                               "systems"))
-    check_systems(systems)
     checked = checked_systems(corpus, cases, runs, systems, k)  # each part checked once
     tallies = {"strict": {system: {name: counted(corpus, case, run, k)
                                    for name, case, run in questions}
@@ -1296,39 +1341,38 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     if explain:
         why = {system: {name: explained(corpus, case, run, k) for name, case, run in questions}
                for system, questions in checked.items()}
-    result = {"source": source, "k": k, "systems": list(systems),
-              "questions": [question_entry(name, case, systems, tallies, scored, why)
-                            for name, case in cases.items()]}
-    if explain:
-        result["review_queue"] = review_queue(systems, runs, why)
-    if summary:
-        result["summary"] = summary_entry(data, tallies, scored, disputed, checked, source)
-    return result
+    return {"source": source, "k": k, "systems": list(systems),
+            "questions": [question_entry(name, case, systems, tallies, scored, why)
+                          for name, case in cases.items()],
+            "review_queue": review_queue(checked) if explain else None,
+            "summary": summary_entry(data, tallies, scored, disputed, checked, source)
+            if summary else None}
 
 
 def question_entry(name, case, systems, tallies, scored, why):
     """Return one question's entry: each system's scores and counts, and more if asked."""
     entry = {"case": name, "answerable": bool(case["relevant"]), "systems": {}}
     for system in systems:
-        row = entry["systems"][system] = {"scores": scored["strict"][system][name],
-                                          "counts": tallies["strict"][system][name]}
+        loose = None
         if case.get("disputed"):
-            row["lenient"] = {"scores": scored["lenient"][system][name],
-                              "counts": tallies["lenient"][system][name]}
-        if why is not None:
-            row["explain"] = why[system][name]
+            loose = {"scores": scored["lenient"][system][name],
+                     "counts": tallies["lenient"][system][name]}
+        entry["systems"][system] = {"scores": scored["strict"][system][name],
+                                    "counts": tallies["strict"][system][name], "lenient": loose,
+                                    "explain": None if why is None else why[system][name]}
     return entry
 
 
-def review_queue(systems, runs, why):
+def review_queue(checked):
     """Return the claims that nobody has labelled, rejected or disputed: the next round
     of reviewing, as (system, case, claim, the documents it cites)."""
     queue = []
-    for system in systems:
-        for name, found in why[system].items():
-            cited = dict(runs[name][system]["claims"])
-            queue += [(system, name, claim_id, cited[claim_id])
-                      for claim_id, reason in found["claims"] if reason == "no label"]
+    for system, questions in checked.items():
+        for name, case, run in questions:
+            reviewed_ids = set(case["support"]) | set(case.get("disputed", {})) | set(
+                case.get("rejected", ()))
+            queue += [(system, name, claim_id, citations) for claim_id, citations in run["claims"]
+                      if claim_id not in reviewed_ids]
     return queue
 
 
@@ -1336,24 +1380,28 @@ def summary_entry(data, tallies, scored, disputed, checked, source):
     """Return the summary: slices and their means, each comparison, disclosures, decisions."""
     systems, cases, policy = data["systems"], data["cases"], data["policy"]
     parts = slices(tallies["strict"][systems[0]])
-    result = {"slices": parts, "means": slice_means(parts, tallies["strict"], scored["strict"])}
-    if disputed:
-        result["disputed_labels"] = disputed_labels(cases, disputed)
-        result["lenient_means"] = slice_means(parts, tallies["lenient"], scored["lenient"])
-    result["comparisons"] = [comparison(data, tallies, scored, candidate)
-                             for candidate in systems[1:]]
-    # A count says how many were disclosed; explain() says which: here, only where some were.
-    result["disclosures"] = {system: [(name, disclosed(case.get("restricted", ()),
-                                                       run["retrieved"], run["claims"], data["k"]))
-                                      for name, case, run in checked[system]
-                                      if tallies["strict"][system][name]["disclosed"]]
-                             for system in systems}
-    if policy is not None:
-        result["policy"] = {"source": source if source == "fixtures.py" else
-                            'the "policy" of ' + source,
-                            "baseline_alone": judged_by_readings(policy, tallies, systems[0],
-                                                                 None, cases)}
-    return result
+    queue = review_queue(checked)
+    return {
+        "slices": parts,
+        "means": slice_means(parts, tallies["strict"], scored["strict"]),
+        "disputed_labels": disputed_labels(cases, disputed) if disputed else None,
+        "lenient_means": slice_means(parts, tallies["lenient"], scored["lenient"])
+        if disputed else None,
+        "comparisons": [comparison(data, tallies, scored, candidate)
+                        for candidate in systems[1:]],
+        # A count says how many were disclosed; disclosed() says which: only where some were.
+        "disclosures": {system: [(name, disclosed(case.get("restricted", ()), run["retrieved"],
+                                                  run["claims"], data["k"]))
+                                 for name, case, run in checked[system]
+                                 if tallies["strict"][system][name]["disclosed"]]
+                        for system in systems},
+        "unreviewed": {system: len([item for item in queue if item[0] == system])
+                       for system in systems},
+        "policy": None if policy is None else {
+            "source": source if source == "fixtures.py" else 'the "policy" of ' + source,
+            "rules": policy,
+            "baseline_alone": judged_by_readings(policy, tallies, systems[0], None, cases)},
+    }
 
 
 def slice_means(parts, tallies, scored):
@@ -1368,6 +1416,7 @@ def slice_means(parts, tallies, scored):
                                                       pooled_support(by_name[name]
                                                                      for name in names)))
                                     for system, by_name in tallies.items()}
+        values["correct_abstentions"] = None
         if part == "unanswerable":
             values["correct_abstentions"] = {system: dict(zip(("correct", "total"),
                                                               correct_abstentions(
@@ -1382,26 +1431,27 @@ def comparison(data, tallies, scored, candidate):
     baseline = data["systems"][0]
     before, after = scored["strict"][baseline], scored["strict"][candidate]
     changes = [change_entry(name, before[name], after[name]) for name in before]
-    result = {"baseline": baseline, "candidate": candidate,
-              "manifest_changes": None if data["manifests"] is None else
-              manifest_changes(data["manifests"], baseline, candidate),
-              "changes": changes, "totals": verdict_totals(item["verdict"] for item in changes)}
+    answerable = slices(tallies["strict"][baseline])["answerable"]
+    lenient_changes = None
     if "lenient" in scored:  # the verdicts that a disputed label turns
         loose = {name: verdict(scored["lenient"][baseline][name],
                                scored["lenient"][candidate][name]) for name in before}
-        result["lenient_changes"] = [(item["case"], item["verdict"], loose[item["case"]])
-                                     for item in changes if loose[item["case"]] != item["verdict"]]
-    answerable = slices(tallies["strict"][baseline])["answerable"]
-    result["paired_tests"] = {metric: paired_test({name: before[name][metric]
-                                                   for name in answerable},
-                                                  {name: after[name][metric]
-                                                   for name in answerable})
-                              for metric in COMPARED}
-    result["lowest_p"] = lowest_p(len(answerable))  # were every answerable question to move
-    if data["policy"] is not None:
-        result["decision"] = judged_by_readings(data["policy"], tallies, candidate, baseline,
-                                                data["cases"])
-    return result
+        lenient_changes = [(item["case"], item["verdict"], loose[item["case"]])
+                           for item in changes if loose[item["case"]] != item["verdict"]]
+    return {
+        "baseline": baseline, "candidate": candidate,
+        "manifest_changes": None if data["manifests"] is None else
+        manifest_changes(data["manifests"], baseline, candidate),
+        "changes": changes,
+        "totals": verdict_totals(item["verdict"] for item in changes),
+        "lenient_changes": lenient_changes,
+        "paired_tests": {metric: paired_test({name: before[name][metric] for name in answerable},
+                                             {name: after[name][metric] for name in answerable})
+                         for metric in COMPARED},
+        "p_floor": lowest_p(len(answerable)),  # were every answerable question to move one way
+        "decision": None if data["policy"] is None else
+        judged_by_readings(data["policy"], tallies, candidate, baseline, data["cases"]),
+    }
 
 
 def change_entry(name, before, after):
@@ -1420,16 +1470,30 @@ def judged_by_readings(policy, tallies, candidate, baseline, cases):
                                 None if baseline is None else by_system[baseline])
                 for reading, by_system in tallies.items()}  # checked by report()
     strict, loose = readings["strict"], readings.get("lenient")
-    result = {"plan": policy.get("unresolved", "both"), "accepted": decision(policy, strict, loose),
-              "strict": strict, "lenient": loose, "depends_on": []}
+    depends_on = []
     if loose is not None and strict["accepted"] != loose["accepted"]:
-        # Resolve first the disputed labels that change some count of this comparison.
-        systems = [candidate] if baseline is None else [baseline, candidate]
-        moved = [name for name in cases if any(tallies["strict"][system][name] !=
-                                               tallies["lenient"][system][name]
-                                               for system in systems)]
-        result["depends_on"] = disputed_labels(cases, moved)
-    return result
+        depends_on = disputed_labels(cases, deciding_questions(strict, loose, tallies,
+                                                               [baseline, candidate]))
+    return {"plan": policy.get("unresolved", "both"), "accepted": decision(policy, strict, loose),
+            "strict": strict, "lenient": loose, "depends_on": depends_on}
+
+
+def deciding_questions(strict, loose, tallies, systems):
+    """Return, in the order of the cases, the questions whose findings the two readings
+    judge differently: each one a finding names, and, for a slice's finding, each
+    question of that slice whose counts differ between the readings."""
+    def broken(judged):
+        return {(rule, subject) for rule, subject, detail in judged["broken"]}
+    differ = broken(strict) ^ broken(loose)
+    names = [subject for rule, subject in differ if subject not in SLICES]
+    parts = slices(tallies["strict"][systems[-1]])
+    for part in SLICES:
+        if any(subject == part for rule, subject in differ):
+            names += [name for name in parts[part] if name not in names and any(
+                tallies["strict"][system][name] != tallies["lenient"][system][name]
+                for system in systems if system is not None)]
+    order = list(parts["answerable"]) + list(parts["unanswerable"])
+    return sorted(set(names), key=order.index)
 
 
 # --- Data from a file -------------------------------------------------------
@@ -1448,16 +1512,17 @@ MAX_DIGITS = 100                # in one integer: Python refuses to read ints of
 def load_data(path):
     """Return the checked parts of a JSON data file, its arrays read as tuples.
 
-    Any fault raises EvaluationError, from a path that is not a path to a
-    rule of the contract: a file that cannot be read or holds more than
+    Every fault raises EvaluationError: a path that is no path (a str,
+    bytes or os.PathLike), a file that cannot be read or holds more than
     100 MB, text that is not UTF-8 or not JSON (with its line and column), a
     number JSON does not have (NaN, Infinity) or of more than 100 digits,
-    nesting more than 64 deep, a key repeated in one object.
+    nesting more than 64 deep, a key repeated in one object, and any rule of
+    the contract.
     """
     import gc
     import json  # only this path reads JSON
     import os
-    if not isinstance(path, (str, os.PathLike)):  # open(1) would take over standard output
+    if not isinstance(path, (str, bytes, os.PathLike)):  # open(1) would take over standard output
         raise invalid("path", "expected the path of a file, got %s", path)
     try:
         with open(path, "rb") as file:
@@ -1465,7 +1530,8 @@ def load_data(path):
     except OSError as error:
         raise EvaluationError("cannot be read: %s" % (error.strerror or error)) from None
     if len(raw) > MAX_FILE_BYTES:
-        raise EvaluationError("holds more than %d bytes, the most a data file may" % MAX_FILE_BYTES)
+        raise EvaluationError("holds more than %d bytes, the most a data file may hold"
+                              % MAX_FILE_BYTES)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -1577,8 +1643,8 @@ def checked_data(data):
 def check_systems(systems):
     """Check that systems is a tuple of two or more distinct names, the baseline first."""
     if type(systems) is not tuple or len(systems) < 2:
-        raise invalid("systems", "expected two or more names, the baseline first, got %s",
-                      systems)
+        raise invalid("systems", "expected a tuple of two or more names, the baseline first, "
+                      "got %s", systems)
     for system in systems:
         check_name(system, "systems")
     if len(set(systems)) < len(systems):

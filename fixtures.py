@@ -70,7 +70,8 @@ POLICY = {
 # Case name -> system -> what it retrieved (in rank order) and the claims of its
 # answer, each as (claim ID, cited documents).
 RUNS = {
-    # B adds a claim that no label backs: its support falls to 0.50.
+    # B adds "bonus", whose only label is disputed: its support falls to 0.50 in the
+    # strict reading.
     "launch": {
         "A": {"retrieved": ("launch", "archive"), "claims": (("monday", ("launch",)),)},
         "B": {"retrieved": ("launch", "archive"), "claims": (("monday", ("launch",)),

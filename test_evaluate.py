@@ -2,7 +2,8 @@
 
 Run from the project folder:  python -m unittest   (or: python test_evaluate.py)
 
-The suite runs in this order, and the first failure is the one to read:
+The suite runs in the order this file is written, and the first failure is the one
+to read:
 1. FixtureIsValid: fixtures.py is valid input, by the input rules alone;
 2. WorkedChecks: one check per scoring rule, in the order of the contract
    (retrieval, the six values, claims, disclosures, whole questions,
@@ -49,14 +50,15 @@ README = os.path.join(HERE, "README.md")
 
 
 def load_tests(loader, tests, pattern):
-    """Run the fixture checks, then the worked checks, each in the order written; then
-    every other test; then the README's examples.
+    """Run every test in the order it is written in this file, the fixture checks and the
+    worked checks first; then the README's examples.
 
     With only the four .py files (a course handout), README.md is missing:
     its examples are then one skipped test, not an error.
     """
-    suite = unittest.TestSuite(group(name) for group, name in GATES)
-    suite.addTests(group for group in tests if not set(GATE_GROUPS) & set(map(type, group)))
+    groups = [value for value in globals().values() if isinstance(value, type)
+              and issubclass(value, unittest.TestCase) and in_order(value)]
+    suite = unittest.TestSuite(group(name) for group in groups for name in in_order(group))
     if os.path.exists(README):
         suite.addTests(doctest.DocFileSuite(README, module_relative=False,
                                             setUp=lambda test: step_aside()))
@@ -314,6 +316,9 @@ class WorkedChecks(TestCase):
     def test_ranks_count_from_one(self):
         # owner A ranked the distractor first and the owners note second.
         self.assertEqual(evaluate.hit_ranks(("owners",), ("archive", "owners"), 2), [2])
+        # rollback B: both notes, listed in rank order whatever the order of the labels.
+        self.assertEqual(evaluate.hit_ranks(("checklist", "rollback"), ("rollback", "checklist"),
+                                            2), [1, 2])
 
     def test_a_relevant_document_ranked_just_past_k_is_no_hit(self):
         self.assertEqual(evaluate.hit_ranks(("owners",), ("archive", "owners"), 1), [])
@@ -332,6 +337,7 @@ class WorkedChecks(TestCase):
 
     def test_precision_divides_the_hits_by_k(self):
         self.assertEqual(evaluate.scores(ROLLBACK_A)["precision"], 0.5)  # 1 hit in 2 slots
+        self.assertEqual(evaluate.scores(LAUNCH_A)["precision"], 0.5)    # of 1 relevant note
 
     def test_recall_divides_by_the_relevant_documents(self):
         # launch A: one relevant note, found within two slots: 1 of 1, not 1 of 2.
@@ -379,15 +385,19 @@ class WorkedChecks(TestCase):
             "no citation")
 
     def test_a_claim_nobody_labelled_is_unsupported(self):
-        # launch B's second claim: no label says which note could back it.
+        # launch B's second claim: no agreed label says which note could back it.
         self.assertEqual(evaluate.unsupported_because(
             "bonus", ("launch",), CASES["launch"]["support"], {"launch", "archive"}, CORPUS),
             "no label")
 
     def test_a_citation_outside_the_corpus_supports_nothing(self):
-        self.assertEqual(evaluate.unsupported_because(
-            "aurora", ("owners", "unknown"), CASES["owner"]["support"], {"owners", "archive"},
-            CORPUS), "not in the corpus")
+        def reason(*citations):
+            return evaluate.unsupported_because("aurora", citations, CASES["owner"]["support"],
+                                                {"owners", "archive"}, CORPUS)
+        self.assertEqual(reason("owners", "unknown"), "not in the corpus")
+        # Each rule is checked against every citation before the next rule: the
+        # citation outside the corpus is named, though archive, before it, is no source.
+        self.assertEqual(reason("archive", "unknown"), "not in the corpus")
 
     def test_one_bad_citation_makes_a_claim_unsupported(self):
         def reason(*citations):
@@ -398,9 +408,11 @@ class WorkedChecks(TestCase):
         self.assertEqual(reason("archive", "owners"), "not a labelled source")
 
     def test_a_labelled_source_outside_the_top_k_supports_nothing(self):
-        self.assertEqual(evaluate.unsupported_because(
-            "smoke", ("checklist",), CASES["rollback"]["support"], {"rollback"}, CORPUS),
-            "outside the top k")
+        def reason(*citations):
+            return evaluate.unsupported_because("smoke", citations, CASES["rollback"]["support"],
+                                                {"rollback", "archive"}, CORPUS)
+        self.assertEqual(reason("checklist"), "outside the top k")
+        self.assertEqual(reason("checklist", "archive"), "not a labelled source")  # named first
 
     def test_a_claim_with_several_labelled_sources_may_cite_any_of_them(self):
         support = {"steps": ("rollback", "checklist")}  # either note backs the claim
@@ -482,8 +494,8 @@ class WorkedChecks(TestCase):
         self.assertEqual((result["recall"], result["rr"], result["support"], result["coverage"]),
                          (1.0, 0.5, 0.0, 0.0))
 
-    def test_unlabelled_claim_halves_support_but_not_coverage(self):
-        result = evaluate.evaluate(CORPUS, CASES["launch"], RUNS["launch"]["B"])
+    def test_a_claim_with_no_agreed_label_halves_support_but_not_coverage(self):
+        result = evaluate.evaluate(CORPUS, CASES["launch"], RUNS["launch"]["B"])  # bonus
         self.assertEqual((result["recall"], result["support"], result["coverage"]),
                          (1.0, 0.5, 1.0))
 
@@ -548,6 +560,14 @@ class WorkedChecks(TestCase):
                          (("region", "judged unsupported"),))
         self.assertEqual(evaluate.explained(CORPUS, unreviewed, run, 2)["claims"],
                          (("region", "no label"),))
+        # A case with disputed labels and no rejected claim: an unlabelled claim has no label.
+        extra = {"retrieved": ("launch",), "claims": (("spare", ("launch",)),)}
+        self.assertEqual(evaluate.explained(CORPUS, CASES["launch"], extra, 2)["claims"],
+                         (("spare", "no label"),))
+
+    def test_the_lenient_reading_adds_each_disputed_source_to_support(self):
+        self.assertEqual(evaluate.lenient(CASES["launch"])["support"],
+                         {"monday": ("launch",), "bonus": ("launch",)})
 
     def test_a_claim_that_only_a_disputed_label_supports_says_so(self):
         case = dict(CASES["launch"], disputed={"bonus": ("launch",)})
@@ -945,7 +965,23 @@ class Readings(TestCase):
         rows = [((what, arguments["case"]), message) for what, arguments, message in REJECTED
                 if message.startswith(('case["disputed"]', 'case["rejected"]'))]
         self.assertEqual(len(rows), 11)
+        rows += [(("a case that is no dict", ()), "case: expected a dict, got ()"),
+                 (("no relevant documents", {"support": {}}),
+                  "case[\"relevant\"]: missing from {'support': {}}"),
+                 (("relevant as a list", case_with(relevant=["rollback"])),
+                  "case[\"relevant\"]: expected a tuple, got ['rollback']")]
         self.assertRows(lambda what, case: message_of(evaluate.lenient, {"case": case}), rows)
+
+    def test_a_decision_needs_a_known_plan_and_something_judged(self):
+        self.assertEqual(message_of(evaluate.decision, dict(
+            policy={"unresolved": "lenient-ish"}, under_strict={"accepted": True})),
+            'policy["unresolved"]: expected one of (\'strict\', \'lenient\', \'both\'), '
+            "got 'lenient-ish'")
+        self.assertIsNone(evaluate.decision({}, {"accepted": None}, {"accepted": None}))
+        cases = dict(four_questions()["cases"], owner=dict(CASES["owner"], restricted=()))
+        line = text_of(four_questions(cases=cases, policy={"critical": ("launch",)}),
+                       "--summary").splitlines()
+        self.assertIn("decision for A alone: none, as no rule of the policy could be checked", line)
 
     def test_the_decision_takes_the_readings_its_plan_names(self):
         def accepted(plan, strict, loose):
@@ -963,7 +999,7 @@ class Readings(TestCase):
         self.assertRows(accepted, rows)
 
     def test_where_the_readings_disagree_the_summary_names_the_labels_to_resolve(self):
-        cases = dict(CASES, owner=dict(CASES["owner"], restricted=()))  # nothing disclosed
+        cases = dict(four_questions()["cases"], owner=dict(CASES["owner"], restricted=()))
         decisions = []
         for plan in ("strict", "lenient", "both"):
             data = four_questions(cases=cases, policy=dict(POLICY, unresolved=plan))
@@ -981,13 +1017,13 @@ class Readings(TestCase):
                                "first: launch: bonus <- launch")
 
     def test_nothing_is_said_of_readings_when_no_label_is_disputed(self):
-        cases = {name: without_reviews(case) for name, case in CASES.items()}
+        cases = {name: without_reviews(CASES[name]) for name in FOUR}
         out = text_of(four_questions(cases=cases), "--summary", "--explain")
         self.assertEqual([line for line in out.splitlines() if "lenient" in line
                           or "disputed label" in line or "reading" in line], [])
 
     def test_the_review_queue_lists_exactly_the_claims_nobody_reviewed(self):
-        cases = {name: without_reviews(case) for name, case in CASES.items()}
+        cases = {name: without_reviews(CASES[name]) for name in FOUR}
         queue = evaluate.report(four_questions(cases=cases), explain=True)["review_queue"]
         self.assertEqual(queue, [("A", "region", "region", ("archive",)),
                                  ("B", "launch", "bonus", ("launch",))])
@@ -996,6 +1032,19 @@ class Readings(TestCase):
             "claims nobody has labelled, rejected or disputed: the next round of reviewing",
             "A | region: claim region citing archive", "B | launch: claim bonus citing launch"])
         self.assertEqual(evaluate.report(four_questions(), explain=True)["review_queue"], [])
+        bare = {"retrieved": (), "claims": (("guess", ()),)}  # no citation, and no label either
+        runs = dict(four_questions()["runs"], region={"A": bare, "B": RUNS["region"]["B"]})
+        self.assertEqual(evaluate.report(four_questions(runs=runs), explain=True)["review_queue"],
+                         [("A", "region", "guess", ())])
+
+    def test_only_the_disputed_labels_a_differing_finding_rests_on_are_named(self):
+        cases = dict(four_questions()["cases"], owner=dict(CASES["owner"], restricted=()),
+                     rollback=dict(CASES["rollback"], disputed={"extra": ("checklist",)}))
+        data = four_questions(cases=cases, policy={"critical": ("launch", "owner")})
+        decided = evaluate.report(data, summary=True)["summary"]["comparisons"][0]["decision"]
+        # rollback's disputed label changes its counts, but no rule reads them.
+        self.assertEqual((decided["accepted"], decided["depends_on"]),
+                         (False, [("launch", "bonus", ("launch",))]))
 
 
 TOLD_APART = (None, "only a disputed label supports it", "judged unsupported", "no label")
@@ -1282,7 +1331,8 @@ class InputRules(TestCase):
             return {"q": "x" * rng.randint(0, 90), "n": None, "b": True, "i": rng.randint(-9, 10 ** 9),
                     "x": rng.random()}[kind]
         rows = [((item,), cut(repr(item), 80)) for item in (value() for _ in range(400))]
-        rows += [((10 ** 3000,), cut(repr(10 ** 3000), 80)), ((-2 ** 10000,), "<int of 10001 bits>")]
+        rows += [((10 ** 3000,), cut(repr(10 ** 3000), 80)), ((2 ** 9999,), cut(repr(2 ** 9999), 80)),
+                 ((-2 ** 10000,), "<int of 10001 bits>")]  # over 10,000 bits: its size
         self.assertRows(evaluate.shown, rows)
 
     def test_a_message_reads_no_more_of_a_value_than_it_shows(self):
@@ -1297,6 +1347,14 @@ class InputRules(TestCase):
         self.assertEqual(evaluate.shown([[[Watched(), "b" * 90]]]), "[[[Watched(), '" + "b" * 62
                          + "...")
         self.assertEqual(len(read), 1)  # only the one shown
+        many = ("ab",) * 40 + (Watched(),)           # short items that fill the room together
+        self.assertEqual(evaluate.shown(many), cut(repr(("ab",) * 40), 80))
+        self.assertEqual(evaluate.shown({"k": many}), cut(repr({"k": ("ab",) * 40}), 80))
+        deep = ["x"]
+        for _ in range(5000):                       # nested beyond any recursion limit
+            deep = [deep]
+        self.assertEqual(evaluate.shown(deep), "[" * 77 + "...")
+        self.assertEqual(len(read), 1)
 
     def test_a_value_whose_repr_fails_is_still_reported(self):
         self.assertEqual(message_of(evaluate.evaluate, inputs(run=BrokenRepr())),
@@ -1603,6 +1661,7 @@ class Comparison(TestCase):
             (([0.0],), (0.0, 1, 1)),
             (([None, None],), (None, 0, 2)),   # all n/a: n/a, not 0.00
             (([],), (None, 0, 0)),             # an empty slice
+            (([0.1] * 10,), (0.1, 10, 10)),    # added with one rounding: the same everywhere
         ]
         self.assertRows(evaluate.macro_mean, rows)
 
@@ -1690,6 +1749,12 @@ class Comparison(TestCase):
                 ((None,), "n/a"), ((True,), "yes"), ((False,), "no")]
         self.assertRows(evaluate.cell, rows)
 
+    def test_an_exact_p_shows_as_a_fraction_and_a_sampled_one_as_a_decimal(self):
+        rows = [((Fraction(1, 2),), "1/2"), ((Fraction(1, 11),), "1/11"),
+                ((Fraction(1, 11), False), "0.091"),  # 1091/12001, sampled, is no exact 1/11
+                ((Fraction(1, 2 ** 40),), "9.1e-13"), ((Fraction(1, 2 ** 1200),), "below 1e-300")]
+        self.assertRows(evaluate.p_text, rows)
+
 
 # --- Deciding: the acceptance policy --------------------------------------------------
 
@@ -1712,12 +1777,13 @@ DISCLOSED_ARCHIVE = ("disclosure", "owner", "1 restricted document in the top k 
 EXPECTED_POLICY_A = {
     "accepted": False,
     "broken": [DISCLOSED_ARCHIVE,
-               ("min_coverage", "owner", "coverage 0.00, minimum 1.00"),
+               ("min_coverage", "owner", "coverage 0/1, minimum 1"),
                ("unsupported_budget", "answerable", "1 unsupported claim, budget 0"),
                ("unsupported_budget", "unanswerable", "1 unsupported claim, budget 0"),
                ("must_abstain", "region", "answered with 1 claim")],
-    "held": [("min_coverage", "launch", "coverage 1.00, minimum 1.00")],
+    "held": [("min_coverage", "launch", "coverage 1/1, minimum 1")],
     "unchecked": ["critical"],
+    "significance": None,
 }
 
 EXPECTED_POLICY_B_AGAINST_A = {
@@ -1726,11 +1792,12 @@ EXPECTED_POLICY_B_AGAINST_A = {
                ("critical", "launch", "regressed: support 1.00 -> 0.50"),
                ("unsupported_budget", "answerable", "1 unsupported claim, budget 0")],
     "held": [("critical", "owner", "improved"),
-             ("min_coverage", "launch", "coverage 1.00, minimum 1.00"),
-             ("min_coverage", "owner", "coverage 1.00, minimum 1.00"),
+             ("min_coverage", "launch", "coverage 1/1, minimum 1"),
+             ("min_coverage", "owner", "coverage 1/1, minimum 1"),
              ("unsupported_budget", "unanswerable", "0 unsupported claims, budget 0"),
              ("must_abstain", "region", "abstained")],
     "unchecked": [],
+    "significance": None,
 }
 
 
@@ -1747,11 +1814,11 @@ class Policy(TestCase):
         self.assertEqual(list(POLICY), ["critical", "min_coverage", "unsupported_budget",
                                         "must_abstain", "unresolved"])
 
-    def test_a_alone_breaks_four_rules(self):
+    def test_a_alone_breaks_four_rules_and_discloses(self):
         judged = evaluate.check_policy(POLICY, fixture_tallies("A", FOUR))
         self.assertSnapshot(judged, EXPECTED_POLICY_A, "EXPECTED_POLICY_A")
 
-    def test_b_against_a_breaks_two_rules_both_about_the_unlabelled_bonus_claim(self):
+    def test_b_against_a_discloses_and_breaks_two_rules_over_the_disputed_bonus_claim(self):
         judged = evaluate.check_policy(POLICY, fixture_tallies("B", FOUR),
                                        fixture_tallies("A", FOUR))
         self.assertSnapshot(judged, EXPECTED_POLICY_B_AGAINST_A, "EXPECTED_POLICY_B_AGAINST_A")
@@ -1776,13 +1843,16 @@ class Policy(TestCase):
             ((critical, {"q": counts(generated=2)}), []),  # no baseline: not checked
             # min_coverage: each critical question reaches it.
             (({"critical": ("q",), "min_coverage": 1.0}, {"q": counts(supported=0)}),
-             [("broken", "q", "coverage 0.00, minimum 1.00")]),
+             [("broken", "q", "coverage 0/1, minimum 1")]),
             (({"critical": ("q",), "min_coverage": 0}, {"q": counts(supported=0)}),
-             [("held", "q", "coverage 0.00, minimum 0.00")]),
+             [("held", "q", "coverage 0/1, minimum 0")]),
             (({"critical": ("q",), "min_coverage": 0.5}, {"q": counts(expected=2)}),
-             [("held", "q", "coverage 0.50, minimum 0.50")]),
+             [("held", "q", "coverage 1/2, minimum 0.5")]),
             (({"critical": ("q",), "min_coverage": 0.51}, {"q": counts(expected=2)}),
-             [("broken", "q", "coverage 0.50, minimum 0.51")]),
+             [("broken", "q", "coverage 1/2, minimum 0.51")]),
+            (({"critical": ("q",), "min_coverage": 0.67}, {"q": counts(generated=3, supported=2,
+                                                                        expected=3)}),
+             [("broken", "q", "coverage 2/3, minimum 0.67")]),  # 2/3 falls short of 0.67
             # unsupported_budget: unsupported claims summed over each slice it names.
             ((budget, {"q": counts(generated=2), "p": counts(generated=3), "r": ABSTAINED}),
              [("broken", "answerable", "3 unsupported claims, budget 1"),
@@ -1811,8 +1881,8 @@ class Policy(TestCase):
     def test_critical_and_significance_need_a_baseline(self):
         policy = {"critical": ("q",), "significance": {"metric": "recall", "alpha": 0.05}}
         judged = evaluate.check_policy(policy, QUESTIONS)
-        self.assertEqual(judged, {"accepted": True, "broken": [], "held": [],
-                                  "unchecked": ["critical", "significance"]})
+        self.assertEqual(judged, {"accepted": None, "broken": [], "held": [],  # nothing judged
+                                  "unchecked": ["critical", "significance"], "significance": None})
 
     def test_significance_holds_when_the_metric_rises_with_p_below_alpha(self):
         def outcome(before, after, alpha=0.05, metric="coverage"):
@@ -1822,19 +1892,21 @@ class Policy(TestCase):
         six = [0.0] * 6
         rows = [
             # Six questions all up: p = 2 / 2**6 = 1/32, below 0.05 but not below 0.03.
-            ((six, [1.0] * 6), [("held", "coverage mean +1.00, p = 1/32 (exact), alpha 0.05")]),
-            ((six, [1.0] * 6, 0.03), [("broken", "coverage mean +1.00, p = 1/32 (exact), "
-                                                 "alpha 0.03")]),
-            ((six, [1.0] * 6, 0.03125), [("broken", "coverage mean +1.00, p = 1/32 (exact), "
-                                                    "alpha 0.03125")]),  # p must be below
+            ((six, [1.0] * 6), [("held", "coverage mean +1.00 (6 of 6), p = 1/32 (exact), "
+                                         "alpha 0.05")]),
+            ((six, [1.0] * 6, 0.03), [("broken", "coverage mean +1.00 (6 of 6), p = 1/32 "
+                                                 "(exact), alpha 0.03")]),
+            ((six, [1.0] * 6, 0.03125), [("broken", "coverage mean +1.00 (6 of 6), p = 1/32 "
+                                                    "(exact), alpha 0.03125")]),  # p must be below
             # All down: as rare, but the wrong way.
-            (([1.0] * 6, six), [("broken", "coverage mean -1.00, p = 1/32 (exact), alpha 0.05")]),
-            ((six, six), [("broken", "coverage mean +0.00, p = 1 (exact), alpha 0.05")]),
+            (([1.0] * 6, six), [("broken", "coverage mean -1.00 (6 of 6), p = 1/32 (exact), "
+                                           "alpha 0.05")]),
+            ((six, six), [("broken", "coverage mean +0.00 (6 of 6), p = 1 (exact), alpha 0.05")]),
             # Five questions cannot show it at 0.05: 2 / 2**5 = 1/16.
-            (([0.0] * 5, [1.0] * 5), [("broken", "coverage mean +1.00, p = 1/16 (exact), "
-                                                 "alpha 0.05")]),
+            (([0.0] * 5, [1.0] * 5), [("broken", "coverage mean +1.00 (5 of 5), p = 1/16 "
+                                                 "(exact), alpha 0.05")]),
             ((six, [1.0] * 6, 0.05, "precision"),  # retrieval did not move
-             [("broken", "precision mean +0.00, p = 1 (exact), alpha 0.05")]),
+             [("broken", "precision mean +0.00 (6 of 6), p = 1 (exact), alpha 0.05")]),
         ]
         self.assertRows(outcome, rows)
 
@@ -1844,13 +1916,16 @@ class Policy(TestCase):
         after = dict(moved([1.0] * 3), r=ABSTAINED)  # r's support goes n/a: not answerable anyway
         judged = evaluate.check_policy(policy, after, before)
         self.assertEqual(judged["held"], [("significance", "answerable",
-                                           "support mean +1.00, p = 1/4 (exact), alpha 0.5")])
+                                           "support mean +1.00 (3 of 3), p = 1/4 (exact), "
+                                           "alpha 0.5")])
+        self.assertEqual(judged["significance"]["p"], Fraction(1, 4))  # the test, for programs
 
     def test_accepted_means_nothing_is_broken(self):
         judged = evaluate.check_policy(LOOSE, {"q": counts(generated=2), "r": ANSWERED})
         held = [("unsupported_budget", "answerable", "1 unsupported claim, budget 100"),
                 ("unsupported_budget", "unanswerable", "1 unsupported claim, budget 100")]
-        self.assertEqual(judged, {"accepted": True, "broken": [], "held": held, "unchecked": []})
+        self.assertEqual(judged, {"accepted": True, "broken": [], "held": held, "unchecked": [],
+                                  "significance": None})
         self.assertFalse(evaluate.check_policy({"must_abstain": ("r",)},
                                                {"r": ANSWERED})["accepted"])
 
@@ -1889,15 +1964,17 @@ class Policy(TestCase):
             (("min_coverage without critical", {"min_coverage": 1.0}),
              'policy["min_coverage"]: applies to the questions of policy["critical"], and the '
              "policy has none: got {'min_coverage': 1.0}"),
-            (("min_coverage above 1", {"critical": (), "min_coverage": 1.01}),
+            (("critical of no question", {"critical": (), "min_coverage": 1.0}),
+             'policy["critical"]: expected a tuple of question names, got ()'),
+            (("min_coverage above 1", {"critical": ("q",), "min_coverage": 1.01}),
              'policy["min_coverage"]: expected a number from 0 to 1, got 1.01'),
-            (("min_coverage below 0", {"critical": (), "min_coverage": -0.5}),
+            (("min_coverage below 0", {"critical": ("q",), "min_coverage": -0.5}),
              'policy["min_coverage"]: expected a number from 0 to 1, got -0.5'),
-            (("min_coverage True", {"critical": (), "min_coverage": True}),
+            (("min_coverage True", {"critical": ("q",), "min_coverage": True}),
              'policy["min_coverage"]: expected a number from 0 to 1, got True'),
-            (("min_coverage as text", {"critical": (), "min_coverage": "1"}),
+            (("min_coverage as text", {"critical": ("q",), "min_coverage": "1"}),
              'policy["min_coverage"]: expected a number from 0 to 1, got \'1\''),
-            (("min_coverage NaN", {"critical": (), "min_coverage": float("nan")}),
+            (("min_coverage NaN", {"critical": ("q",), "min_coverage": float("nan")}),
              'policy["min_coverage"]: expected a number from 0 to 1, got nan'),
             (("budget as a list", {"unsupported_budget": [0, 0]}),
              'policy["unsupported_budget"]: expected a dict with one or both of the keys '
@@ -1914,6 +1991,8 @@ class Policy(TestCase):
              'policy["unsupported_budget"][\'unanswerable\']: expected an int of at least 0, got -1'),
             (("budget as a float", {"unsupported_budget": {"answerable": 1.0}}),
              'policy["unsupported_budget"][\'answerable\']: expected an int of at least 0, got 1.0'),
+            (("must_abstain of no question", {"must_abstain": ()}),
+             'policy["must_abstain"]: expected a tuple of question names, got ()'),
             (("must_abstain as a str", {"must_abstain": "r"}),
              'policy["must_abstain"]: expected a tuple of question names, got \'r\''),
             (("must_abstain misspelt", {"must_abstain": ("s",)}),
@@ -1967,9 +2046,9 @@ class Policy(TestCase):
         rows = [
             (("the fixture's policy", POLICY, None, fixture_tallies("A")), None),
             (("critical and must_abstain", {"critical": ("q",), "must_abstain": ("r",)}), None),
-            (("no critical question", {"critical": ()}), None),
-            (("min_coverage 1 as an int", {"critical": (), "min_coverage": 1}), None),
-            (("min_coverage 0.0", {"critical": (), "min_coverage": 0.0}), None),
+            (("one critical question", {"critical": ("q",)}), None),
+            (("min_coverage 1 as an int", {"critical": ("q",), "min_coverage": 1}), None),
+            (("min_coverage 0.0", {"critical": ("q",), "min_coverage": 0.0}), None),
             (("budgets of 0", {"unsupported_budget": {"answerable": 0, "unanswerable": 0}}), None),
             (("a budget of one slice", {"unsupported_budget": {"answerable": 0}}), None),
             (("alpha of 0.5", {"significance": {"alpha": 0.5, "metric": "rr"}}), None),
@@ -2482,26 +2561,29 @@ restricted documents disclosed (in the top k or cited); no score and no policy c
 A | owner: archive
 B | owner: archive
 
+claims nobody has labelled, rejected or disputed (python demo.py --explain lists them for \
+review) | A 0 | B 0
+
 acceptance policy, from fixtures.py
 (python demo.py --explain shows why each unsupported claim is unsupported)
 A alone | broken disclosure owner (1 restricted document in the top k or cited)
-A alone | broken min_coverage owner (coverage 0.00, minimum 1.00)
+A alone | broken min_coverage owner (coverage 0/1, minimum 1)
 A alone | broken unsupported_budget answerable (1 unsupported claim, budget 0)
 A alone | broken unsupported_budget unanswerable (1 unsupported claim, budget 0)
 A alone | broken must_abstain region (answered with 1 claim)
-A alone | held: min_coverage 1
+A alone | held: 1 min_coverage
 A alone | not checked: critical (no baseline to compare with)
-A alone, lenient reading | broken min_coverage launch (coverage 0.50, minimum 1.00)
+A alone, lenient reading | broken min_coverage launch (coverage 1/2, minimum 1)
 decision for A alone: not accepted (strict reading: 5 broken, 1 held; lenient reading: 6 \
-broken, 0 held); the same under both readings
+broken, 0 held); both readings agree
 B against A | broken disclosure owner (1 restricted document in the top k or cited)
 B against A | broken critical launch (regressed: support 1.00 -> 0.50)
 B against A | broken unsupported_budget answerable (1 unsupported claim, budget 0)
-B against A | held: critical 1, min_coverage 2, unsupported_budget 1, must_abstain 1
+B against A | held: 1 critical, 2 min_coverage, 1 unsupported_budget, 1 must_abstain
 B against A, lenient reading | held critical launch (improved)
 B against A, lenient reading | held unsupported_budget answerable (0 unsupported claims, budget 0)
 decision for B against A: not accepted (strict reading: 3 broken, 5 held; lenient reading: 1 \
-broken, 7 held); the same under both readings
+broken, 7 held); both readings agree
 """
 
 USAGE = "usage: python demo.py [--summary] [--explain] [--json] [--data FILE.json]\n"
@@ -2633,6 +2715,27 @@ class Demo(TestCase):
         process.stderr.close()
         self.assertEqual(ended, (141, b""))
 
+    def test_every_byte_is_written_and_in_ascii_whatever_the_output_takes(self):
+        class Trickle:  # an unbuffered pipe that takes a few bytes at a time
+            def __init__(self):
+                self.taken = b""
+
+            def write(self, data):
+                self.taken += bytes(data[:7])
+                return min(len(data), 7)
+
+        class Output:
+            buffer = Trickle()
+
+            def flush(self):
+                pass
+        saved, sys.stdout = sys.stdout, Output()
+        try:
+            status = demo.write("caf\u00e9 | p\n" * 20)
+        finally:
+            output, sys.stdout = sys.stdout, saved
+        self.assertEqual((status, output.buffer.taken), (0, b"caf\\xe9 | p\n" * 20))
+
     def test_output_that_cannot_be_written_ends_with_one_line_and_status_74(self):
         process = demo_process(before="import os; os.close(1)")  # standard output closed
         error = process.communicate()[1].decode("ascii")
@@ -2645,10 +2748,13 @@ REPORT_KEYS = ["source", "k", "systems", "questions", "review_queue", "summary"]
 QUESTION_KEYS = ["case", "answerable", "systems"]
 ROW_KEYS = ["scores", "counts", "lenient", "explain"]
 SUMMARY_KEYS = ["slices", "means", "disputed_labels", "lenient_means", "comparisons",
-                "disclosures", "policy"]
+                "disclosures", "unreviewed", "policy"]
+MEANS_KEYS = list(evaluate.COMPARED) + ["pooled_support", "correct_abstentions"]
 COMPARISON_KEYS = ["baseline", "candidate", "manifest_changes", "changes", "totals",
-                   "lenient_changes", "paired_tests", "lowest_p", "decision"]
+                   "lenient_changes", "paired_tests", "p_floor", "decision"]
+POLICY_KEYS = ["source", "rules", "baseline_alone"]
 DECISION_KEYS = ["plan", "accepted", "strict", "lenient", "depends_on"]
+JUDGED_KEYS = ["accepted", "broken", "held", "unchecked", "significance"]
 PAIRED_KEYS = ["questions", "left_out", "mean", "wins", "ties", "losses", "p", "min_p",
                "method", "samples", "standard_error"]
 
@@ -2679,12 +2785,19 @@ class JsonReport(TestCase):
                 (list(question["systems"]["A"]), ROW_KEYS),
                 (list(question["systems"]["A"]["scores"]), list(evaluate.METRICS)),
                 (list(question["systems"]["A"]["counts"]), list(evaluate.TALLY_KEYS)),
-                (list(report["summary"]), SUMMARY_KEYS), (list(comparison), COMPARISON_KEYS),
+                (list(report["summary"]), SUMMARY_KEYS),
+                (list(report["summary"]["means"]["answerable"]), MEANS_KEYS),
+                (list(comparison), COMPARISON_KEYS),
                 (list(comparison["decision"]), DECISION_KEYS),
+                (list(comparison["decision"]["lenient"]), JUDGED_KEYS),
+                (list(report["summary"]["policy"]), POLICY_KEYS),
                 (list(comparison["paired_tests"]["coverage"]), PAIRED_KEYS)]
         for got, expected in rows:
             self.assertEqual(got, expected)
-        self.assertEqual(list(self.report()), REPORT_KEYS[:4])  # only what was asked
+        plain = self.report()  # every key is there; what was not asked for is null
+        self.assertEqual((list(plain), plain["review_queue"], plain["summary"]),
+                         (REPORT_KEYS, None, None))
+        self.assertEqual(plain["questions"][1]["systems"]["A"]["lenient"], None)  # not disputed
 
     def test_the_summary_holds_the_decision_and_the_tests_the_text_prints(self):
         summary = self.report("--summary")["summary"]
@@ -2844,7 +2957,7 @@ class DataFile(TestCase):
              "data: unknown key 'polcy'; the keys are ('k', 'systems', 'corpus', 'cases', "
              "'runs', 'policy', 'manifests')"),
             (("one system", dict(FIXTURE_AS_JSON, systems=["A"])),
-             "systems: expected two or more names, the baseline first, got ('A',)"),
+             "systems: expected a tuple of two or more names, the baseline first, got ('A',)"),
             (("a system named by a number", dict(FIXTURE_AS_JSON, systems=[1, "B"])),
              "systems: invalid name 1 (names are 1 to 64 printable ASCII characters, no spaces)"),
             (("a system with no name", dict(FIXTURE_AS_JSON, systems=["", "B"])),
@@ -2896,7 +3009,7 @@ class DataFile(TestCase):
                 self.assertEqual(status, expected)
                 if expected:
                     self.assertEqual(err, "%s: holds more than %d bytes, the most a data file "
-                                          "may\n" % (path, limit))
+                                          "may hold\n" % (path, limit))
 
     def test_nesting_is_limited_the_same_way_on_every_cpython(self):
         def status_and_error(depth):
@@ -2935,12 +3048,13 @@ class DataFile(TestCase):
                                       "launch B | 0.50 1.00 1.00 0.50 1.00 n/a",
                                       "launch C | 0.50 1.00 1.00 0.50 1.00 n/a"])
 
-    def test_a_long_slice_names_its_first_ten_questions_and_counts_them(self):
-        names = ["q%d" % index for index in range(12)]
+    def test_a_long_slice_names_the_questions_that_fit_and_counts_them(self):
+        names = ["question-%d" % index for index in range(12)]
         data = dict(FIXTURE_AS_JSON, cases=dict.fromkeys(names, CASES["rollback"]),
                     runs=dict.fromkeys(names, RUNS["rollback"]), policy=None)
         out = demo_output("--data", self.write(data), "--summary")[1]
-        self.assertIn("answerable slice: q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, ... (12 in all)",
+        self.assertIn("answerable slice: question-0, question-1, question-2, question-3, "
+                      "question-4, question-5, question-6, question-7, ... (12 in all)",
                       out.splitlines())
 
     def test_a_file_that_cannot_be_read_is_named(self):

@@ -2,6 +2,8 @@
 
     python .ci/benchmark.py            everything (several minutes on CPython 3.8)
     python .ci/benchmark.py --quick    without the 100,000-question test
+    python .ci/benchmark.py --data FILE QUESTIONS DOCUMENTS
+                                       only write the data file it times, of this size
 
 Run it with the Python you use; CPython 3.8 is the slowest. It prints, for
 each input, the seconds one call took and the peak memory that call
@@ -151,7 +153,10 @@ def process(command):
 
 
 def main(arguments):
-    """Print one line per measurement."""
+    """Print one line per measurement, or write a data file."""
+    if arguments[:1] == ["--data"] and len(arguments) == 4:
+        data_file(arguments[1], int(arguments[2]), int(arguments[3]))
+        return
     print("CPython %s" % sys.version.split()[0])
     for label, before, after in paired_inputs("--quick" in arguments):
         seconds, peak, result = measured(evaluate.paired_test, before, after)

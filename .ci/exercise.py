@@ -176,6 +176,7 @@ def main(arguments):
     with open(os.path.join(ROOT, "evaluate.py"), encoding="utf-8") as file:
         source = file.read()
     if arguments[:1] == ["--write"] and len(arguments) == 2:
+        os.makedirs(arguments[1], exist_ok=True)
         copy_handout(arguments[1], stubbed(source, EXERCISE))
         return 0
     passed = failed = 0

@@ -32,6 +32,9 @@ acceptance policy can excuse them.
 Every input is validated first. Any fault raises EvaluationError, a
 ValueError whose message names the field and shows the value. Inputs are
 never modified. Nothing here reads text, extracts claims or calls a model.
+counted(), explained() and judged() take inputs already checked, and so
+spare checking them twice; their public twins tally(), explain() and
+check_policy() check them first.
 
 The contract of one question ends at the line "END OF THE CONTRACT OF ONE
 QUESTION": a reader who stops there knows every scoring rule. After it

@@ -60,11 +60,16 @@ def stubbed(source, names):
 
 
 def run_suite(folder):
-    """Run python -m unittest in folder; return (exit status, output)."""
-    process = subprocess.run([sys.executable, "-m", "unittest"], cwd=folder,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             universal_newlines=True)
-    return process.returncode, process.stdout
+    """Start python -m unittest in folder; return the process (stdout holds its output)."""
+    return subprocess.Popen([sys.executable, "-m", "unittest"], cwd=folder,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            universal_newlines=True)
+
+
+def finished(process):
+    """Return (exit status, output) of a suite started by run_suite()."""
+    output = process.communicate()[0]
+    return process.returncode, output
 
 
 def blocks(output):
@@ -94,16 +99,23 @@ def copy_handout(folder, evaluate_source, readme=False):
 
 
 def walk(source, scratch):
-    """Yield (label, problem or None) for each step of the exercise walk."""
-    written, previous = [], -1
+    """Yield (label, problem or None) for each step of the exercise walk.
+
+    Step n has the first n functions of EXERCISE written back; the steps are
+    run at once, and read in order.
+    """
+    processes = []
     for step in range(len(EXERCISE) + 1):
         folder = os.path.join(scratch, "step%d" % step)
         os.mkdir(folder)
-        copy_handout(folder, stubbed(source, [name for name in EXERCISE if name not in written]))
-        status, output = run_suite(folder)
+        copy_handout(folder, stubbed(source, EXERCISE[step:]))
+        processes.append(run_suite(folder))
+    previous = -1
+    for step, process in enumerate(processes):
+        status, output = finished(process)
         found, lines = blocks(output), output.splitlines()
-        label = "exercise, %s" % ("the stubbed scorer" if not written else
-                                  "with %s() written" % written[-1])
+        label = "exercise, %s" % ("the stubbed scorer" if step == 0 else
+                                  "with %s() written" % EXERCISE[step - 1])
         if step == len(EXERCISE):
             yield label + ": the suite passes", None if status == 0 and not found else output[-800:]
             return
@@ -124,7 +136,6 @@ def walk(source, scratch):
         if raised != expected:
             problems.append("the traceback ends in %s, not %s" % (raised, expected))
         yield "%s: %s asks for %s()" % (label, name, expected), "; ".join(problems) or None
-        written.append(expected)
 
 
 class Renamer(ast.NodeTransformer):
@@ -161,11 +172,14 @@ def rewrite_checks(source, scratch):
     new = rewritten(source)
     if new == source:
         yield "rewrite: the scorer was rewritten", "nothing changed"
+    processes = []
     for readme in (False, True):
         folder = os.path.join(scratch, "rewrite-%s" % readme)
         os.mkdir(folder)
         copy_handout(folder, new, readme)
-        status, output = run_suite(folder)
+        processes.append((readme, run_suite(folder)))
+    for readme, process in processes:
+        status, output = finished(process)
         label = "rewrite in other words passes the suite, %s" % (
             "with README.md" if readme else "four files")
         yield label, None if status == 0 else output[-1500:]

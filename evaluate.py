@@ -1109,10 +1109,13 @@ def listed_count(sizes, limit):
 
 def counted_subsets(sizes, limit):
     """Return how many subsets of sizes add up to at most limit, by a table of sums."""
+    from operator import add
     ways = [1] + [0] * limit  # ways[s]: subsets of the sizes so far that add up to s
     for size in sizes:
-        # A subset leaves this size out (ways[s]) or takes it (ways[s - size]).
-        ways[size:] = [left_out + taken for left_out, taken in zip(ways[size:], ways)]
+        # A subset leaves this size out (ways[s]) or takes it (ways[s - size]): the
+        # new ways[s] add the two, for every s from size up (the old values are read
+        # before any is replaced).
+        ways[size:] = list(map(add, ways[size:], ways))
     return sum(ways)
 
 
@@ -1198,7 +1201,9 @@ def sign_flip_p(differences, units):
         limit = (total - observed) // 2
         if m <= MAX_LISTED:  # few questions moved: list their signs, whatever the values
             return Fraction(2 * listed_count(sizes, limit), 2 ** m), "exact"
-        if m * (limit + 1) <= MAX_COUNTING_STEPS:  # many moved, in small units: count
+        # Many moved, in small units: count. A step adds counts of up to m bits, so
+        # each thousand questions moved, begun or whole, weighs one step more.
+        if m * (limit + 1) * -(-m // 1000) <= MAX_COUNTING_STEPS:
             return Fraction(2 * counted_subsets(sizes, limit), 2 ** m), "exact"
         largest = max(sizes)
         floats = [size / largest for size in sizes]  # each rounded once, none beyond 1
@@ -1267,7 +1272,8 @@ def paired_test(before, after):
                                for an exact one
 
     p is exact when at most 36 questions moved, or when counting the sums
-    of all of them takes at most 22 million steps (values in small units,
+    of all of them takes at most 22 million steps, weighed by the thousands
+    of questions moved (values in small units,
     such as ratios of small counts). Otherwise it is (1 + c) / (1 + 12000)
     from 12,000 random assignments, c of them as extreme as the observed
     one, drawn from a fixed seed: the same p on every run. p and min_p are
@@ -1372,10 +1378,9 @@ def review_queue(checked):
     queue = []
     for system, questions in checked.items():
         for name, case, run in questions:
-            reviewed_ids = set(case["support"]) | set(case.get("disputed", {})) | set(
-                case.get("rejected", ()))
             queue += [(system, name, claim_id, citations) for claim_id, citations in run["claims"]
-                      if claim_id not in reviewed_ids]
+                      if claim_id not in case["support"] and claim_id not in case.get(
+                          "disputed", ()) and claim_id not in case.get("rejected", ())]
     return queue
 
 

@@ -2407,6 +2407,16 @@ class PairedTest(TestCase):
                 ((2, 5), ("sampled", 12000, False))]  # neither fits: sampled
         self.assertRows(method, rows)
 
+    def test_counting_steps_weigh_more_for_each_thousand_questions_moved(self):
+        def method(moved, steps):  # all moved up by 1 but one: limit 1, so 2 steps each
+            after = dict.fromkeys(("q%d" % index for index in range(moved - 1)), 1)
+            after["down"] = -1
+            with patched(MAX_LISTED=0, MAX_COUNTING_STEPS=steps, SAMPLES=10):
+                return evaluate.paired_test(dict.fromkeys(after, 0), after)["method"]
+        rows = [((1000, 2000), "exact"), ((1001, 2002), "sampled"),  # 1,001 moved weigh 2
+                ((1001, 4004), "exact"), ((2001, 12006), "exact"), ((2001, 12005), "sampled")]
+        self.assertRows(method, rows)
+
     def test_a_sampled_p_lies_within_sampling_error_of_the_exact_p(self):
         rng = random.Random(7)
         shared = [rng.choice((-2, -1, 1, 2, 3)) / 4 for index in range(40)]  # few sizes

@@ -192,8 +192,16 @@ def checked_labels(case, relevant):
     if relevant and not support:
         raise invalid('case["support"]', 'expected claims for case["relevant"] %s, got %s',
                       relevant, support)
+    if "disputed" in case or "rejected" in case:  # most cases: every label agreed
+        check_disagreement(case, support, permitted)
+    return support
+
+
+def check_disagreement(case, support, relevant):
+    """Check a case's disputed labels against its relevant documents and its support,
+    and its rejected claims against both."""
     disputed = case.get("disputed", {})
-    check_sources(disputed, 'case["disputed"]', permitted)
+    check_sources(disputed, 'case["disputed"]', relevant)
     for claim_id, sources in disputed.items():
         for source in sources:
             if source in support.get(claim_id, ()):  # a label is agreed or disputed, not both
@@ -209,7 +217,6 @@ def checked_labels(case, relevant):
         if claim_id in labelled:  # found unsupported by every document: it has no source
             raise invalid('case["rejected"]', 'claim %s has sources in case["support"] or '
                           'case["disputed"]', claim_id)
-    return support
 
 
 def check_sources(labels, field, relevant):

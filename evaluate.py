@@ -1032,22 +1032,48 @@ def exact(number):
     # Imported here, not at the top: loading fractions takes longer than
     # printing the table, and only the paired test needs it.
     from fractions import Fraction
-    value = Fraction(number)
+    from math import frexp
     if type(number) is int:
-        return value
-    near = value.limit_denominator(MAX_DENOMINATOR)
+        return Fraction(number)
+    numerator, denominator = number.as_integer_ratio()  # the float's value, exactly
+    if denominator <= MAX_DENOMINATOR:
+        return Fraction(numerator, denominator)  # 0.5 or 3.0: small already
+    p, q = nearest_small_fraction(numerator, denominator)
     # A ratio of small counts, put through a few float operations, lands
     # within a few units in the last place of the fraction it stands for:
     # 1 - 2/3 is 0.33333333333333337, not 1/3's float, yet it means 1/3.
-    if abs(near - value) <= CLOSE_ULPS * last_place(number):
-        return near
-    return value  # no fraction with a small denominator is that close: as it is
+    # Close means |n/d - p/q| <= CLOSE_ULPS * 2**place, where 2**place is the
+    # float's last place: below 1, as d is above a million. Multiplied by
+    # d * q * 2**-place, both sides are whole numbers.
+    place = max(frexp(number)[1] - 53, -1074)
+    if abs(numerator * q - p * denominator) * 2 ** -place <= CLOSE_ULPS * denominator * q:
+        return Fraction(p, q)
+    return Fraction(numerator, denominator)  # no small fraction is that close: as it is
 
 
-def last_place(number):
-    """Return the unit in the last place of a float: the gap to the next float from zero."""
-    from math import frexp, ldexp
-    return ldexp(1.0, max(frexp(number)[1] - 53, -1074))
+def nearest_small_fraction(n, d):
+    """Return (p, q): the fraction nearest n/d whose denominator q is at most MAX_DENOMINATOR.
+
+    d must be above MAX_DENOMINATOR. As Fraction.limit_denominator() does, in
+    whole numbers and faster: follow the continued fraction of n/d until the
+    next denominator would be too large; the answer is the last convergent
+    p1/q1 or the semiconvergent p2/q2 past it, whichever is nearer (p1/q1 on
+    a tie).
+    """
+    p0, q0, p1, q1 = 0, 1, 1, 0
+    top, bottom = n, d
+    while True:
+        term = top // bottom
+        if q0 + term * q1 > MAX_DENOMINATOR:
+            break
+        p0, q0, p1, q1 = p1, q1, p0 + term * p1, q0 + term * q1
+        top, bottom = bottom, top - term * bottom
+    k = (MAX_DENOMINATOR - q0) // q1
+    p2, q2 = p0 + k * p1, q0 + k * q1
+    # |n/d - p/q| is |n q - p d| / (d q): compare the two, both sides times d q1 q2.
+    if abs(n * q1 - p1 * d) * q2 <= abs(n * q2 - p2 * d) * q1:
+        return p1, q1
+    return p2, q2
 
 
 def question_value(value, side, name, read):
@@ -1154,6 +1180,9 @@ def binomial_table(n):
 def plus_sums_by_question(sizes, draws):
     """Yield the plus part of SAMPLES random sign assignments, a random bit per question."""
     from itertools import compress
+    # Whole numbers whose total is below 2**53 are floats exactly, and so is
+    # every partial sum: summing floats is then exact, and faster than ints.
+    sizes = [float(size) for size in sizes]
     bits_of = "0%db" % len(sizes)
     zero_one = bytes.maketrans(b"01", b"\0\1")
     for _ in range(SAMPLES):

@@ -2373,7 +2373,11 @@ class PairedTest(TestCase):
                 ((1 / 3 + 64 * third,), Fraction(1, 3)),        # 64 units in the last place
                 ((1 / 3 + 65 * third,), Fraction(1 / 3 + 65 * third)),  # 65: taken as it is
                 ((0.5 + 64 * 2 ** -53,), Fraction(1, 2)),       # exactly 64 units: still 1/2
-                ((5e-324,), Fraction(0))]                       # 1 unit from 0/1, the least float
+                ((5e-324,), Fraction(0)),                       # 1 unit from 0/1, the least float
+                ((65 * 5e-324,), Fraction(65 * 5e-324)),        # 65 units from 0: as it is
+                ((-(1 - 2 / 3),), Fraction(-1, 3)),             # below 0 as above it
+                # A large value has many such fractions within 64 units: the nearest is taken.
+                ((4064829.9789556614,), Fraction(3900582393996, 959593))]
         self.assertRows(evaluate.exact, rows)
 
     def test_values_that_arithmetic_made_unequal_tie(self):

@@ -23,17 +23,17 @@ memory):
 It is a measurement, not a test: nothing here passes or fails. Measured on
 CPython 3.8.18 on a 2-core machine, 2026-12-03 (seconds; peak MB):
 
-- 100 questions: 0.00-0.27 s; 1,000: 0.07-0.38 s; 5,000: 0.19-1.6 s, the
-  slowest being arbitrary floats (sampled question by question); peaks
-  under 5 MB;
-- 5,000 ratios with b up to 5,000: 1.3 s; up to 10**6: 1.4 s;
+- 100 questions: 0.00-0.18 s; 1,000: 0.07-0.23 s; 5,000: 0.14-1.34 s;
+  peaks under 5 MB;
+- 5,000 ratios with b up to 5,000: 1.0 s; up to 10**6: 1.3 s;
 - 36 moved with no small unit, listed: 0.4 s, 7 MB; 36 moved extreme
   floats, listed: 0.2 s, 40 MB;
-- 100,000 arbitrary floats: 31 s, 57 MB; 100,000 ratios with b up to
-  10**6: 28 s, 55 MB (the machine is noisy: runs of the same input differ
-  by a sixth);
-- demo.py --summary on 20,000 questions and 200,000 documents: 3.7 s and
-  216 MB as a whole process; the plain table 2.4 s.
+- 100,000 arbitrary floats: 21.6 s, 57 MB; 100,000 ratios with b up to
+  10**6: 20.9 s, 55 MB, about twenty times the cost of 5,000: it grows
+  linearly;
+- demo.py --summary on 20,000 questions and 200,000 documents: 4.7 s and
+  216 MB as a whole process (a median of 4.2 s over 7 runs; the machine is
+  noisy, runs of one input differ by a fifth); the plain table 2.6 s.
 """
 import json
 import os

@@ -1069,7 +1069,7 @@ class Readings(TestCase):
 
 
 TOLD_APART = (None, "only a disputed label supports it", "judged unsupported", "no label")
-READINGS_TRIALS = 1000  # random questions scored in both readings on each run
+READINGS_TRIALS = 500  # random questions scored in both readings on each run
 
 
 # --- Input rules --------------------------------------------------------------------
@@ -1444,7 +1444,7 @@ SWEEP_RETRIEVED = [()] + [(x,) for x in "abcd"] + [
     (x, y) for x in "abcd" for y in "abcd" if x != y] + [
     (x, y, z) for x in "abcd" for y in "abcd" for z in "abcd" if len({x, y, z}) == 3]
 
-SWEEP_CUTOFFS = (1, 2, 3, 4)  # 4 reaches beyond the longest list
+SWEEP_CUTOFFS = (1, 2, 4)  # below, at and past the length of a list; 4 is past every one
 
 # (what the answer does, its claims)
 SWEEP_ANSWERS = [
@@ -1516,7 +1516,7 @@ class Sweep(TestCase):
                  expected(relevant, support, retrieved, k, claims))
                 for relevant, support in SWEEP_LABELS for retrieved in SWEEP_RETRIEVED
                 for k in SWEEP_CUTOFFS for what, claims in SWEEP_ANSWERS]
-        self.assertEqual(len(rows), 4 * 41 * 4 * 10)  # 656 retrieval configurations
+        self.assertEqual(len(rows), 4 * 41 * 3 * 10)  # 492 retrieval configurations
         self.assertRows(scored_and_explained, rows)
 
 

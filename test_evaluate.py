@@ -219,6 +219,12 @@ def owner_answer(*citations):
     return inputs(case=CASES["owner"], run=run)
 
 
+def aurora_reason(*citations):
+    """Return why owner's claim aurora citing `citations` is unsupported, top k owners, archive."""
+    return evaluate.unsupported_because("aurora", citations, CASES["owner"]["support"],
+                                        {"owners", "archive"}, CORPUS)
+
+
 def message_of(function, arguments):
     """Return the message of the EvaluationError function(**arguments) raises, or None."""
     try:
@@ -391,21 +397,15 @@ class WorkedChecks(TestCase):
             "no label")
 
     def test_a_citation_outside_the_corpus_supports_nothing(self):
-        def reason(*citations):
-            return evaluate.unsupported_because("aurora", citations, CASES["owner"]["support"],
-                                                {"owners", "archive"}, CORPUS)
-        self.assertEqual(reason("owners", "unknown"), "not in the corpus")
+        self.assertEqual(aurora_reason("owners", "unknown"), "not in the corpus")
         # Each rule is checked against every citation before the next rule: the
         # citation outside the corpus is named, though archive, before it, is no source.
-        self.assertEqual(reason("archive", "unknown"), "not in the corpus")
+        self.assertEqual(aurora_reason("archive", "unknown"), "not in the corpus")
 
     def test_one_bad_citation_makes_a_claim_unsupported(self):
-        def reason(*citations):
-            return evaluate.unsupported_because("aurora", citations, CASES["owner"]["support"],
-                                                {"owners", "archive"}, CORPUS)
-        self.assertEqual(reason("archive"), "not a labelled source")  # owner A's citation
-        self.assertEqual(reason("owners", "archive"), "not a labelled source")
-        self.assertEqual(reason("archive", "owners"), "not a labelled source")
+        self.assertEqual(aurora_reason("archive"), "not a labelled source")  # owner A's citation
+        self.assertEqual(aurora_reason("owners", "archive"), "not a labelled source")
+        self.assertEqual(aurora_reason("archive", "owners"), "not a labelled source")
 
     def test_a_labelled_source_outside_the_top_k_supports_nothing(self):
         def reason(*citations):

@@ -21,7 +21,8 @@ all is written, as `| head` may, said nowhere.
 """
 import sys
 
-from evaluate import METRICS, EvaluationError, cell, load_data, p_text, report
+from evaluate import EvaluationError, load_data, report
+from evaluate import _METRICS as METRICS, _cell as cell, _p_text as p_text  # as findings show them
 from fixtures import CASES, CORPUS, POLICY, RUNS
 
 USAGE = "usage: python demo.py [--summary] [--explain] [--json] [--data FILE.json]"

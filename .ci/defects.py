@@ -80,18 +80,18 @@ DEFECTS = {
     "support of an empty answer divides by 0":
         ('counts["supported"] / counts["generated"] if answered else None',
          'counts["supported"] / counts["generated"]',
-         "test_an_empty_answer_has_no_support_ratio", "scores"),
+         "test_an_empty_answer_has_no_support_ratio", "_scores"),
     "recall of an unanswerable question divides by 0":
         ('counts["hits"] / counts["relevant"] if answerable else None',
          'counts["hits"] / counts["relevant"]',
-         "test_an_unanswerable_question_has_no_retrieval_values_and_no_coverage", "scores"),
+         "test_an_unanswerable_question_has_no_retrieval_values_and_no_coverage", "_scores"),
     "reciprocal rank with no hit divides by None":
         ("    if first_hit is None:\n        return 0.0", "    if False:\n        return 0.0",
-         "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", "reciprocal_rank"),
+         "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", "_reciprocal_rank"),
     "the no-label rule removed, so a claim nobody labelled raises":
         ('    if claim_id not in support:\n        return "no label"',
          '    if False:\n        return "no label"',
-         "test_a_claim_nobody_labelled_is_unsupported", "unsupported_because"),
+         "test_a_claim_nobody_labelled_is_unsupported", "_unsupported_because"),
 }
 
 

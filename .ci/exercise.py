@@ -33,8 +33,8 @@ sys.path.insert(0, ROOT)
 from test_evaluate import WorkedChecks, in_order  # noqa: E402  (after the path is set)
 
 HANDOUT = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py")
-EXERCISE = ("hit_ranks", "reciprocal_rank", "scores", "unsupported_because", "claim_reasons",
-            "disclosed", "counted", "evaluate", "explained")
+EXERCISE = ("_hit_ranks", "_reciprocal_rank", "_scores", "_unsupported_because",
+            "_claim_reasons", "_disclosed", "_counted", "evaluate", "_explained")
 CONTRACT_END = "END OF THE CONTRACT OF ONE QUESTION"
 MAX_LINES = 80
 WORKED_CHECKS = in_order(WorkedChecks)

@@ -25,8 +25,9 @@ from evaluate import EvaluationError, load_data, report
 from evaluate import _METRICS as METRICS, _cell as cell, _p_text as p_text  # as findings show them
 from fixtures import CASES, CORPUS, POLICY, RUNS
 
-USAGE = "usage: python demo.py [--summary] [--explain] [--json] [--data FILE.json]"
-OPTIONS = ("--summary", "--explain", "--json")
+USAGE = "usage: python demo.py [--summary] [--explain] [--json] [--gate] [--data FILE.json]"
+OPTIONS = ("--summary", "--explain", "--json", "--gate")
+NOT_ACCEPTED = 3  # with --gate: some candidate is not accepted, or no policy decided
 
 
 def fixture_data():
@@ -36,14 +37,14 @@ def fixture_data():
 
 
 def labels(k):
-    """Return the column label of each metric at cutoff k."""
-    return dict(zip(METRICS, ("P@%d" % k, "R@%d" % k, "RR@%d" % k,
-                              "support", "coverage", "abstention")))
+    """Return the column label of each metric at cutoff k, nDCG last."""
+    return dict(zip(METRICS + ("ndcg",), ("P@%d" % k, "R@%d" % k, "RR@%d" % k, "support",
+                                          "coverage", "abstention", "nDCG@%d" % k)))
 
 
 def table_lines(result):
     """Return the per-question table: a header, then a row per case and system."""
-    lines = ["case system | " + " ".join(labels(result["k"]).values())]
+    lines = ["case system | " + " ".join(list(labels(result["k"]).values())[:6])]
     for question in result["questions"]:
         for system, row in question["systems"].items():
             lines.append("%s %s | %s" % (question["case"], system,
@@ -59,9 +60,10 @@ def explain_lines(result):
     for question in result["questions"]:
         for system, row in question["systems"].items():
             where, found = "%s %s | " % (question["case"], system), row["explain"]
-            lines += [where + "claim %s unsupported: %s" % pair for pair in found["claims"]
+            lines += [where + "claim %s unsupported: %s" % pair for pair in found["claims"] or ()
                       if pair[1]]
-            lines += [where + "expected claim %s not covered" % claim for claim in found["uncovered"]]
+            lines += [where + "expected claim %s not covered" % claim
+                      for claim in found["uncovered"] or ()]
             lines += [where + "restricted document %s disclosed" % doc for doc in found["disclosed"]]
     lines += ["", "claims nobody has labelled, rejected or disputed: the next round of reviewing"]
     lines += ["%s | %s: claim %s citing %s" % (system, name, claim, ", ".join(cited) or "nothing")
@@ -81,13 +83,17 @@ def listed(names, width=100):
 
 
 def summary_lines(result):
-    """Return the summary: what changed, the averages, the tests, disclosures, decisions."""
+    """Return the summary: one verdict per candidate, then what changed, the averages, the
+    tests, disclosures and the decisions."""
     summary, systems, label = result["summary"], result["systems"], labels(result["k"])
-    parts = summary["slices"]
-    lines = ["summary of %s: %d questions (%d answerable), k = %d, baseline %s, %s %s"
-             % (result["source"], len(result["questions"]), len(parts["answerable"]),
-                result["k"], systems[0], "candidates" if len(systems) > 2 else "candidate",
-                ", ".join(systems[1:]))]
+    parts, decisions = summary["slices"], summary["decisions"] or {}
+    lines = ["%s against %s: %s" % (candidate, systems[0], verdict(decided))
+             for candidate, decided in decisions.items()]
+    lines.append("summary of %s: %d questions (%d answerable%s), k = %d, baseline %s, %s %s"
+                 % (result["source"], len(result["questions"]), len(parts["answerable"]),
+                    "" if summary["groups"] is None else ", %d groups" % summary["groups"],
+                    result["k"], systems[0], "candidates" if len(systems) > 2 else "candidate",
+                    ", ".join(systems[1:])))
     for compared in summary["comparisons"]:
         lines += manifest_lines(compared) + change_lines(compared, label)
     for part in ("answerable", "unanswerable"):
@@ -101,7 +107,7 @@ def summary_lines(result):
     lines += ["", "n/a rule: a macro mean skips questions without a value and says how many "
                   "it averaged; n/a never counts as 0."]
     for compared in summary["comparisons"]:
-        lines += paired_lines(compared, len(parts["answerable"]), label)
+        lines += paired_lines(compared, summary["groups"], label)
     lines += ["", "restricted documents disclosed (in the top k or cited); "
                   "no score and no policy can excuse one"]
     lines += ["%s | %s" % (system, listed(["%s: %s" % (name, ", ".join(documents))
@@ -118,6 +124,15 @@ def summary_lines(result):
             lines += decision_lines("%s against %s" % (compared["candidate"], systems[0]),
                                     compared["decision"])
     return lines
+
+
+def verdict(decided):
+    """Return a decision in a few words, with the first broken finding."""
+    if decided["accepted"] is None:
+        return "none, as no rule of the policy could be checked"
+    broken = decided["findings"]
+    return "accepted" if decided["accepted"] else "not accepted, first: %s %s (%s)%s" % (
+        broken[0][:3] + (", and %d more broken" % (len(broken) - 1) if broken[1:] else "",))
 
 
 def manifest_lines(compared):
@@ -159,14 +174,13 @@ def change_lines(compared, label):
 
 
 def slice_lines(part, names, means, label, systems, reading=""):
-    """Return a slice's macro mean of each ratio, then its pooled support."""
+    """Return a slice's macro mean of each ratio (and nDCG), then its pooled support."""
     lines = ["", "%s slice%s: %s" % (part, reading, listed(names) or "no questions")]
     for metric in label:
-        if metric not in means:
-            continue
-        lines.append(label[metric] + " macro mean" + "".join(
-            " | %s %s (%d of %d)" % (system, cell(m["mean"]), m["averaged"], m["total"])
-            for system, m in means[metric].items()))
+        if metric in means:
+            lines.append(label[metric] + " macro mean" + "".join(
+                " | %s %s (%d of %d)" % (system, cell(m["mean"]), m["averaged"], m["total"])
+                for system, m in means[metric].items()))
     lines.append("support pooled" + "".join(
         " | %s %d/%d = %s" % (system, s["supported"], s["generated"], cell(s["ratio"]))
         for system, s in means["pooled_support"].items()))
@@ -177,10 +191,11 @@ def slice_lines(part, names, means, label, systems, reading=""):
     return lines
 
 
-def paired_lines(compared, answerable, label):
+def paired_lines(compared, groups, label):
     """Return the paired test of each ratio from baseline to candidate, and what it can show."""
-    lines = ["", "paired sign-flip test from %s to %s on the answerable slice "
-                 "(each question is one pair)" % (compared["baseline"], compared["candidate"])]
+    lines = ["", "paired sign-flip test from %s to %s on the answerable slice (each %s is one "
+                 "pair)" % (compared["baseline"], compared["candidate"],
+                            "question" if groups is None else "group")]
     for metric, test in compared["paired_tests"].items():
         mean = "n/a" if test["mean"] is None else "%+.2f" % test["mean"]
         how = "exact" if test["method"] == "exact" else "sampled, %d draws, standard error " \
@@ -191,17 +206,21 @@ def paired_lines(compared, answerable, label):
                          test["left_out"], test["wins"], test["ties"], test["losses"],
                          p_text(test["p"], test["method"] == "exact"), how, p_text(test["min_p"]),
                          test["wins"] + test["losses"]))
-    reach = "no difference can reach" if compared["p_floor"] >= 0.05 else "a difference can reach"
-    lines.append("with %d questions, p is at least %s even if all of them moved, so %s p < 0.05"
-                 % (answerable, p_text(compared["p_floor"]), reach))
+    floor = compared["p_floor"]
+    lines.append("with %d %s, p is at least %s even if all of them moved, so %s p < 0.05" % (
+        compared["units"], "questions" if groups is None else "groups", p_text(floor),
+        "no difference can reach" if floor >= 0.05 else "a difference can reach"))
     return lines
 
 
 def decision_lines(title, decided):
-    """Return the broken findings one by one, the held ones counted per rule (the declared
-    test shown whole), what the lenient reading judges otherwise, and the decision."""
+    """Return each finding broken in either reading, marked with the readings that break it
+    when labels are disputed; the held ones counted per rule (the declared test shown
+    whole); what was not checked; then the decision, under its plan."""
     strict, loose = decided["strict"], decided["lenient"]
-    lines = ["%s | broken %s %s (%s)" % ((title,) + finding) for finding in strict["broken"]]
+    lines = ["%s | broken %s %s (%s)%s" % (title, rule, subject, detail, "" if loose is None
+                                            else " [%s]" % ("both readings" if readings == "both" else readings + " reading only"))
+             for rule, subject, detail, readings in decided["findings"]]
     held = {}
     for rule, subject, detail in strict["held"]:
         held[rule] = held.get(rule, 0) + 1
@@ -210,30 +229,17 @@ def decision_lines(title, decided):
                                                          for rule, count in held.items())))
     lines += ["%s | held %s %s (%s)" % ((title,) + finding) for finding in strict["held"]
               if finding[0] == "significance"]
-    lines += ["%s | not checked: %s (no baseline to compare with)" % (title, rule)
-              for rule in strict["unchecked"]]
-    if loose is not None:  # only what this reading judges otherwise
-        broken = [finding[:2] for finding in strict["broken"]]
-        lines += ["%s, lenient reading | %s %s %s (%s)" % ((title, outcome) + finding)
-                  for outcome in ("broken", "held") for finding in loose[outcome]
-                  if (finding[:2] in broken) != (outcome == "broken")]
-    counts = ["%s reading: %d broken, %d held" % (reading, len(decided[reading]["broken"]),
-                                                  len(decided[reading]["held"]))
-              for reading in ("strict", "lenient") if decided[reading] is not None]
-    if decided["accepted"] is None:
-        return lines + ["decision for %s: none, as no rule of the policy could be checked"
-                        % title]
-    verdict = "accepted" if decided["accepted"] else "not accepted"
-    if loose is None:
-        return lines + ["decision for %s: %s (%s)" % (title, verdict, counts[0][16:])]
-    if strict["accepted"] == loose["accepted"]:
-        return lines + ["decision for %s: %s (%s); both readings agree"
-                        % (title, verdict, "; ".join(counts))]
-    return lines + ["decision for %s: %s, as the plan %r takes it (%s); the readings "
-                    "disagree, so resolve these disputed labels first: %s"
-                    % (title, verdict, decided["plan"], "; ".join(counts), "; ".join(
-                        "%s: %s <- %s" % (name, claim, ", ".join(sources))
-                        for name, claim, sources in decided["depends_on"]))]
+    lines += ["%s | not checked: %s (%s)" % (title, rule, why) for rule, why in strict["unchecked"]]
+    counts = "; ".join("%s%d broken, %d held" % (
+        "" if loose is None else reading + " reading: ", len(judged["broken"]),
+        len(judged["held"])) for reading, judged in (("strict", strict), ("lenient", loose))
+        if judged is not None)
+    ending = "" if loose is None else "; both readings agree" if strict["accepted"] == loose[
+        "accepted"] else "; the readings disagree, so resolve these disputed labels first: " + \
+        listed(["%s: %s <- %s" % (name, claim, ", ".join(sources))
+                for name, claim, sources in decided["depends_on"]], 160)
+    return lines + ["decision for %s under the plan %r: %s (%s)%s" % (
+        title, decided["plan"], verdict(decided).split(", first")[0], counts, ending)]
 
 
 def json_text(result):
@@ -271,6 +277,13 @@ def rendered(result, options):
     return "\n".join(lines)
 
 
+def gated(result):
+    """Return NOT_ACCEPTED unless the policy accepts every candidate, else 0."""
+    decisions = result["summary"]["decisions"]
+    accepted = decisions and all(decided["accepted"] for decided in decisions.values())
+    return 0 if accepted else NOT_ACCEPTED
+
+
 def main(arguments=None):
     """Score every recorded run; print the report the options ask for."""
     arguments = sys.argv[1:] if arguments is None else arguments
@@ -284,12 +297,15 @@ def main(arguments=None):
     source = "fixtures.py" if path is None else path
     try:
         data = fixture_data() if path is None else load_data(path)
-        result = report(data, summary="--summary" in options, explain="--explain" in options,
-                        source=source)
+        result = report(data, summary="--summary" in options or "--gate" in options,
+                        explain="--explain" in options, source=source)
     except EvaluationError as error:  # a fault in the data: say where, without a traceback
         print("%s: %s" % (source, error), file=sys.stderr)
         return 1
-    return write(rendered(result, options) + "\n")
+    gate = 0 if "--gate" not in options else gated(result)
+    if "--summary" not in options:
+        result["summary"] = None  # computed for the gate alone
+    return write(rendered(result, options) + "\n") or gate
 
 
 def write(text):

@@ -12,22 +12,23 @@ evaluate(corpus, case, run, *, k=2) returns six values for one question:
 A claim is supported only when it has a citation and *every* citation is a
 labelled source of that claim within the top k (strict citations). A value
 that does not apply is None, shown as n/a and never counted as 0: retrieval
-and coverage on an unanswerable question (no relevant documents), support
-on an empty answer, abstention_correct on an answerable question.
+and coverage with no relevant document, support with no claim, every value
+of an answer that is not made or not labelled, abstention_correct on an
+answerable question. ndcg() gives nDCG@k from graded relevance.
 
 Every input is validated first. Any fault raises EvaluationError, a
 ValueError whose message names the field and shows the value. Inputs are
 never modified. Nothing here reads text, extracts claims or calls a model.
 
 The file reads from top to bottom: the shape of the inputs, the scoring of
-one question, then its validation, down to the line "END OF THE CONTRACT OF
-ONE QUESTION". After it come many questions, comparing systems, the
-acceptance policy, the paired test, the report and data files. The public
-names are in __all__; every other name is a helper.
+one question, its validation, and the line "END OF THE CONTRACT OF ONE
+QUESTION"; then many questions, two readings of disputed labels, comparing
+systems, the acceptance policy, the paired test, the report and data files.
+The public names are in __all__; every other name is a helper.
 """
 
-__all__ = ["EvaluationError", "evaluate", "tally", "explain", "validate", "lenient",
-           "tally_system", "explain_system", "check_policy", "paired_test", "report",
+__all__ = ["EvaluationError", "evaluate", "tally", "explain", "ndcg", "validate", "lenient",
+           "tally_system", "explain_system", "paired_test", "report",
            "load_data"]
 
 _MAX_IDS = 100            # IDs in one tuple, claims in one run, documents in one question's corpus
@@ -38,25 +39,32 @@ _ID_CHARACTERS = _LETTERS | frozenset("0123456789-")
 _ID_RULE = "IDs are 1 to 32 characters: a-z first, then a-z, 0-9 or '-'"
 _METRICS = ("precision", "recall", "rr", "support", "coverage", "abstention_correct")
 
-# The keys of a case and of a run: whether each must be there, and the shape
-# of its value. Other keys, such as a case's "question", are ignored.
+# The keys of a case and of a run: whether each must be there, whether it may
+# be None, and the shape of its value. Other keys, such as a case's
+# "question", are ignored, but one a letter or two from a known key is a typo.
 #   ids        a tuple of at most 100 distinct IDs, maybe empty
 #   documents  ids, each the ID of a corpus document
 #   labels     a dict from at most 100 claim IDs to sources: non-empty ids of
 #              documents in the case's "relevant"
+#   sources    the same, with sources of any corpus document
 #   claims     a tuple of at most 100 (claim ID, citations) pairs, claim IDs
 #              distinct; citations are ids, and may name documents outside
 #              the corpus (such a claim is valid input, scored as unsupported)
+#   grades     a dict from each relevant document to an int from 1 to 100
+#   name       1 to 64 printable ASCII characters, no spaces
 _CASE_KEYS = {
-    "relevant":   (True, "documents"),   # the documents that answer the question
-    "support":    (True, "labels"),      # expected claim -> the documents that back it
-    "disputed":   (False, "labels"),     # claim -> sources one reviewer accepted, another not
-    "rejected":   (False, "ids"),        # claims reviewers found unsupported by every document
-    "restricted": (False, "documents"),  # documents whoever asks may not see
+    "relevant":   (True, False, "documents"),  # the documents that answer the question
+    "support":    (True, True, "labels"),      # expected claim -> its sources; None: unlabelled
+    "optional":   (False, False, "sources"),   # claim judged supported, not expected
+    "disputed":   (False, False, "sources"),   # sources one reviewer accepted, another not
+    "rejected":   (False, False, "ids"),       # claims found unsupported by every document
+    "restricted": (False, False, "documents"), # documents whoever asks may not see
+    "grades":     (False, False, "grades"),    # graded relevance, for nDCG
+    "group":      (False, False, "name"),      # a conversation or topic it belongs to
 }
 _RUN_KEYS = {
-    "retrieved": (True, "documents"),    # in rank order
-    "claims":    (True, "claims"),       # in answer order
+    "retrieved": (True, False, "documents"),   # in rank order
+    "claims":    (True, True, "claims"),       # in answer order; None when it makes no answer
 }
 
 
@@ -81,51 +89,47 @@ def _reciprocal_rank(first_hit):
 # A tally holds the counts behind the six values of one question, and its
 # disclosures; tally() says what each count is.
 _TALLY_KEYS = ("relevant", "k", "hits", "first_hit", "generated", "supported", "expected",
-               "disclosed")
+               "covered", "disclosed")
 
 
 def _scores(counts):
-    """Return the six metrics of one question from its tally; None is n/a.
-
-    Coverage is supported / expected: a supported claim always has a label
-    and claim IDs are unique, so the supported claims are exactly the
-    expected claims that the answer covers.
-    """
+    """Return the six metrics of one question from its tally; None is n/a."""
     # n/a is never 0: a metric that does not apply to this question is None.
     answerable = counts["relevant"] > 0
-    answered = counts["generated"] > 0
+    judged = counts["covered"] is not None  # an answer was made, and labels judge it
     return {
         # Fixed slots: the denominator is k even when fewer documents came back.
         "precision": counts["hits"] / counts["k"] if answerable else None,
         "recall": counts["hits"] / counts["relevant"] if answerable else None,
         "rr": _reciprocal_rank(counts["first_hit"]) if answerable else None,
-        "support": counts["supported"] / counts["generated"] if answered else None,
-        "coverage": counts["supported"] / counts["expected"] if answerable else None,
+        "support": counts["supported"] / counts["generated"]
+        if judged and counts["generated"] else None,
+        "coverage": counts["covered"] / counts["expected"] if judged and answerable else None,
         # An empty answer models abstention, whatever a refusal would say.
-        "abstention_correct": None if answerable else not answered,
+        "abstention_correct": not counts["generated"] if judged and not answerable else None,
     }
 
 
-def _unsupported_because(claim_id, citations, support, visible, corpus):
+def _unsupported_because(claim_id, citations, labels, visible, corpus):
     """Return the first rule a claim breaks, or None when it is supported.
 
     The rules come in this order, each checked against every citation before
-    the next: "no citation", "no label" (support has no label for the
-    claim), "not in the corpus", "not a labelled source", "outside the top
-    k" (not in visible). Any labelled source of the claim may be cited.
+    the next: "no citation", "no label" (labels has none for the claim), "not
+    in the corpus", "not a labelled source", "outside the top k" (not in
+    visible). Any labelled source of the claim may be cited.
     """
     # Strict citations: each rule must hold for every citation, so one good
     # citation does not excuse a bad one.
     if not citations:
         return "no citation"
-    if claim_id not in support:
+    if claim_id not in labels:
         return "no label"  # nobody labelled this claim, so nothing can support it
     for cited in citations:
         if cited not in corpus:
             return "not in the corpus"  # often a typo in the run
     for cited in citations:
         # Any labelled source of this claim will do, but every citation must be one.
-        if cited not in support[claim_id]:
+        if cited not in labels[claim_id]:
             return "not a labelled source"  # a real document, but it does not back this claim
     for cited in citations:
         if cited not in visible:
@@ -133,21 +137,21 @@ def _unsupported_because(claim_id, citations, support, visible, corpus):
     return None
 
 
-def _claim_reasons(corpus, support, retrieved, claims, k):
+def _claim_reasons(corpus, labels, retrieved, claims, k):
     """Return a list of (claim ID, reason) in answer order; reason None is supported."""
     visible = set(retrieved[:k])  # the context the answer stage was given
-    return [(claim_id, _unsupported_because(claim_id, citations, support, visible, corpus))
+    return [(claim_id, _unsupported_because(claim_id, citations, labels, visible, corpus))
             for claim_id, citations in claims]
 
 
 def _disclosed(restricted, retrieved, claims, k):
     """Return a tuple of the restricted documents in the top k or cited, in the order of
-    restricted. The top k stands for the context the answer stage was given: score
-    with the k your pipeline passes on, or a smaller k hides what was shown."""
+    restricted."""
     if not restricted:
         return ()  # the common case: nothing is off limits
-    # The top k is the context handed to the answer stage, and a citation
-    # quotes a document: either way the asker has been shown it.
+    # The top k is the context handed to the answer stage (score with the k your
+    # pipeline passes on), and a citation quotes a document: either way the asker
+    # has been shown it.
     exposed = set(retrieved[:k])
     for claim_id, citations in claims:
         exposed.update(citations)
@@ -159,16 +163,23 @@ def _counted(corpus, case, run, k):
     relevant, support = case["relevant"], case["support"]
     retrieved, claims = run["retrieved"], run["claims"]
     ranks = _hit_ranks(relevant, retrieved, k)
-    reasons = _claim_reasons(corpus, support, retrieved, claims, k)
+    judged = support is not None and claims is not None  # an answer, and labels to judge it
+    # A claim judged supported but not expected (case["optional"]) may be
+    # supported too; only expected claims cover anything.
+    labels = {**support, **case.get("optional", {})} if judged else {}
+    supported = [claim_id for claim_id, reason
+                 in _claim_reasons(corpus, labels, retrieved, claims or (), k) if reason is None]
     return {
         "relevant": len(relevant),
         "k": k,
         "hits": len(ranks),
         "first_hit": ranks[0] if ranks else None,
-        "generated": len(claims),
-        "supported": len([claim_id for claim_id, reason in reasons if reason is None]),
-        "expected": len(support),
-        "disclosed": len(_disclosed(case.get("restricted", ()), retrieved, claims, k)),
+        "generated": None if claims is None else len(claims),
+        "supported": len(supported) if judged else None,
+        "expected": None if support is None else len(support),
+        "covered": len([claim_id for claim_id in supported if claim_id in support])
+        if judged else None,
+        "disclosed": len(_disclosed(case.get("restricted", ()), retrieved, claims or (), k)),
     }
 
 
@@ -179,9 +190,10 @@ def tally(corpus, case, run, *, k=2):
     k           slots in the top k
     hits        relevant documents in the top k
     first_hit   rank of the first of them, or None
-    generated   claims in the answer
-    supported   generated claims that are supported
-    expected    claims labelled in "support" for the question
+    generated   claims in the answer; None when the run makes no answer
+    supported   generated claims that are supported (None if generated or expected is)
+    expected    claims labelled in "support"; None when the case labels no answer
+    covered     expected claims that a supported claim states (None likewise)
     disclosed   restricted documents in the top k or cited (a fact, not a score)
     """
     validate(corpus, case, run, k)
@@ -197,13 +209,13 @@ def explain(corpus, case, run, *, k=2):
     """Validate like evaluate(); return why each claim is unsupported, what is uncovered,
     and what was disclosed.
 
-    claims      (claim ID, reason) for every claim, in answer order: None for a
-                supported claim, else the first rule it breaks (see
-                _unsupported_because()), told apart by what reviewers
-                recorded (see _reviewed())
+    claims      (claim ID, reason) in answer order: reason None for a supported
+                claim, else the first rule it breaks (_unsupported_because()),
+                told apart by what reviewers recorded (_reviewed())
     uncovered   expected claim IDs, in label order, that no supported claim covers
-    disclosed   restricted documents in the top k or cited, in the order of
-                case["restricted"]
+    disclosed   restricted documents in the top k or cited, in case["restricted"]'s order
+
+    claims and uncovered are None when no answer is made or none is labelled.
     """
     validate(corpus, case, run, k)
     return _explained(corpus, case, run, k)
@@ -212,45 +224,15 @@ def explain(corpus, case, run, *, k=2):
 def _explained(corpus, case, run, k):
     """Return explain()'s result for one question whose inputs are valid."""
     support, retrieved, claims = case["support"], run["retrieved"], run["claims"]
-    reasons = _claim_reasons(corpus, support, retrieved, claims, k)
+    disclosed = _disclosed(case.get("restricted", ()), retrieved, claims or (), k)
+    if support is None or claims is None:
+        return {"claims": None, "uncovered": None, "disclosed": disclosed}
+    labels = {**support, **case.get("optional", {})}
+    reasons = _claim_reasons(corpus, labels, retrieved, claims, k)
     supported = {claim_id for claim_id, reason in reasons if reason is None}
     uncovered = tuple(claim_id for claim_id in support if claim_id not in supported)
     return {"claims": _reviewed(reasons, corpus, case, run, k), "uncovered": uncovered,
-            "disclosed": _disclosed(case.get("restricted", ()), retrieved, claims, k)}
-
-
-def _reviewed(reasons, corpus, case, run, k):
-    """Return the strict reasons as a tuple, each told apart by what reviewers recorded: a
-    claim that only the lenient reading supports reads "only a disputed label supports
-    it"; one with no agreed label reads "judged unsupported" when it is rejected, else
-    the lenient reading's reason."""
-    if "disputed" not in case and "rejected" not in case:
-        return tuple(reasons)  # no record of a review: the strict reasons say it all
-    loose = _claim_reasons(corpus, lenient(case)["support"], run["retrieved"], run["claims"], k)
-    told = []
-    for (claim_id, reason), (_, loose_reason) in zip(reasons, loose):
-        if reason is not None and loose_reason is None:
-            reason = "only a disputed label supports it"
-        elif reason == "no label":  # reviewers rejected the claim, disputed it, or never saw it
-            reason = "judged unsupported" if claim_id in case.get("rejected", ()) else loose_reason
-        told.append((claim_id, reason))
-    return tuple(told)
-
-
-def lenient(case):
-    """Return a new case whose support also holds every disputed label: the lenient reading.
-
-    A claim labelled only in "disputed" becomes an expected claim. The case's
-    labels are checked here; scoring the new case checks the rest. The input
-    is never modified.
-    """
-    fields = _checked_case(case, None)
-    support = dict(fields["support"])
-    for claim_id, sources in fields.get("disputed", {}).items():
-        support[claim_id] = support.get(claim_id, ()) + sources
-    reading = {key: value for key, value in case.items() if key != "disputed"}
-    reading["support"] = support
-    return reading
+            "disclosed": disclosed}
 
 
 # --- Validating one question ------------------------------------------------
@@ -303,34 +285,44 @@ def _checked_fields(mapping, name, keys, corpus):
     if type(mapping) is not dict:
         raise _invalid(name, "expected a dict, got %s", mapping)
     fields = {}
-    for key, (needed, shape) in keys.items():
+    for key, (needed, none_allowed, shape) in keys.items():
         field = '%s["%s"]' % (name, key)
         if key not in mapping:
             if needed:
                 raise _invalid(field, "missing from %s", mapping)
             continue
         value = fields[key] = mapping[key]
-        if shape == "labels":
-            _check_labels(value, field, set(fields["relevant"]))
+        if value is None and none_allowed:
+            continue
+        if shape in ("labels", "sources"):
+            _check_labels(value, field, set(fields["relevant"]) if shape == "labels" else corpus)
         elif shape == "claims":
             _check_claims(value, field, corpus)
+        elif shape == "grades":
+            _check_grades(value, field, fields["relevant"])
+        elif shape == "name":
+            _check_name(value, field)
         else:
             _check_ids(value, field, corpus or (), shape == "documents" and corpus is not None)
+    if len(mapping) > len(fields):
+        _check_near_misses(mapping, name, tuple(keys))
     return fields
 
 
-def _check_labels(labels, field, relevant):
-    """Check the shape "labels": claim IDs to sources, all of them relevant documents."""
+def _check_labels(labels, field, allowed):
+    """Check the shape "labels" (sources of `allowed`, the relevant documents) or "sources"
+    (of corpus documents; without a corpus, of any IDs)."""
     if type(labels) is not dict:
         raise _invalid(field, "expected a dict, got %s", labels)
     _check_ids(tuple(labels), field)
+    relevant = type(allowed) is set
     for claim_id, sources in labels.items():
         where = "%s[%r]" % (field, claim_id)  # a valid ID by now: short
-        _check_ids(sources, where, relevant)
+        _check_ids(sources, where, allowed or (), documents=allowed is not None and not relevant)
         if not sources:
             raise _invalid(where, "expected at least one source, got %s", sources)
         for source in sources:
-            if source not in relevant:
+            if relevant and source not in allowed:
                 raise _invalid(where, 'source %s is not in case["relevant"]', source)
 
 
@@ -358,30 +350,45 @@ def _checked_case(case, corpus):
     """Return the fields of a case once its shape and the rules tying its fields are checked."""
     fields = _checked_fields(case, "case", _CASE_KEYS, corpus)
     relevant, support = fields["relevant"], fields["support"]
+    if support is None:  # no answer is labelled: nothing may label one
+        for key in ("optional", "disputed", "rejected"):
+            if key in fields:
+                raise _invalid('case["%s"]' % key, 'labels claims, but case["support"] is None: '
+                               "got %s", fields[key])
+        return fields
     # Sources lie within relevant, so expected claims imply relevant documents.
     # The converse: relevant documents need an expected claim. Both empty is
     # an unanswerable question.
     if relevant and not support:
         raise _invalid('case["support"]', 'expected claims for case["relevant"] %s, got %s',
                        relevant, support)
-    disputed = fields.get("disputed", {})
-    for claim_id, sources in disputed.items():
-        for source in sources:
-            if source in support.get(claim_id, ()):  # a label is agreed or disputed, not both
-                raise _invalid('case["disputed"][%r]' % (claim_id,),
-                               'source %s is also in case["support"]', source)
-    labelled = set(support) | set(disputed)
-    if len(labelled) > _MAX_IDS:  # the lenient reading's expected claims
-        raise _invalid('case["disputed"]', "expected at most %s claims in support and disputed "
-                       "together, got %s", _MAX_IDS, len(labelled))
-    for claim_id in fields.get("rejected", ()):
-        if claim_id in labelled:  # found unsupported by every document: it has no source
-            raise _invalid('case["rejected"]', 'claim %s has sources in case["support"] or '
-                           'case["disputed"]', claim_id)
+    _check_disagreement(fields, support, fields.get("optional", {}), fields.get("disputed", {}))
     for doc_id in fields.get("restricted", ()):
         if doc_id in relevant:  # what the asker may not see cannot be their evidence
             raise _invalid('case["restricted"]', 'document %s is in case["relevant"]', doc_id)
     return fields
+
+
+def _check_disagreement(fields, support, optional, disputed):
+    """Check that a claim is expected or optional, not both; that a disputed source is no
+    agreed one, and lies in relevant when its claim is expected; and that a rejected
+    claim has no source."""
+    for claim_id in optional:
+        if claim_id in support:
+            raise _invalid('case["optional"]', 'claim %s is also in case["support"]', claim_id)
+    for claim_id, sources in disputed.items():
+        agreed = support.get(claim_id) or optional.get(claim_id, ())
+        where = 'case["disputed"][%r]' % (claim_id,)
+        for source in sources:
+            if source in agreed:  # a label is agreed or disputed, not both
+                raise _invalid(where, 'source %s is also in case["support"] or case["optional"]',
+                               source)
+            if claim_id in support and source not in fields["relevant"]:
+                raise _invalid(where, 'source %s is not in case["relevant"]', source)
+    for claim_id in fields.get("rejected", ()):
+        if claim_id in support or claim_id in optional or claim_id in disputed:  # found unsupported by every document: it has no source
+            raise _invalid('case["rejected"]', 'claim %s has sources in case["support"], '
+                           'case["optional"] or case["disputed"]', claim_id)
 
 
 def _check_corpus(corpus, limit):
@@ -420,8 +427,8 @@ _NAME_RULE = "names are 1 to 64 printable ASCII characters, no spaces"
 
 
 def _check_name(value, field):
-    """Check a case or system name: it heads rows, so it prints the same on any terminal
-    and leaves a row's words unambiguous."""
+    """Check a case, system or group name: it heads rows, so it prints the same on any
+    terminal and leaves a row's words unambiguous."""
     if not (type(value) is str and 0 < len(value) <= 64 and value.isascii()
             and value.isprintable() and " " not in value):
         raise _invalid(field, "invalid name %s (" + _NAME_RULE + ")", value)
@@ -429,11 +436,8 @@ def _check_name(value, field):
 
 def _checked_systems(corpus, cases, runs, systems, k):
     """Validate every case, and its run by each system; return {system: [(name, case, run)]}.
-
-    The corpus is checked once, and may hold up to a million documents; each
-    case is checked once, however many systems share it. A fault names the
-    corpus, the case, or the case and the system.
-    """
+    The corpus, of up to a million documents, and each case are checked once; a fault
+    names the corpus, the case, or the case and the system."""
     _check_corpus(corpus, _MAX_DOCUMENTS)
     _check_k(k)
     for part, value in (("cases", cases), ("runs", runs)):
@@ -465,12 +469,8 @@ def _checked_systems(corpus, cases, runs, systems, k):
 
 
 def tally_system(corpus, cases, runs, system, *, k=2):
-    """Return {case name: tally} for one system, in the order of cases.
-
-    runs maps each case name to its runs by system name. Each tally equals
-    tally() of that question with the corpus cut down to the documents it
-    names. A fault names the corpus, the case, or the case and the system.
-    """
+    """Return {case name: tally} for one system, in the order of cases: runs maps each case
+    name to its runs by system name, and the corpus serves every case."""
     _check_name(system, "system")
     return {name: _counted(corpus, case, run, k) for name, case, run
             in _checked_systems(corpus, cases, runs, (system,), k)[system]}
@@ -481,6 +481,85 @@ def explain_system(corpus, cases, runs, system, *, k=2):
     _check_name(system, "system")
     return {name: _explained(corpus, case, run, k) for name, case, run
             in _checked_systems(corpus, cases, runs, (system,), k)[system]}
+
+
+# --- Two readings of disputed labels ----------------------------------------
+# The six values read the agreed labels alone: the strict reading. lenient()
+# makes the lenient reading, scored by the same rules.
+
+def lenient(case):
+    """Return a new case that also holds every disputed label: the lenient reading. A
+    disputed source of an expected claim joins its "support", one of any other claim
+    its "optional": a disputed label never changes which claims are expected."""
+    fields = _checked_case(case, None)
+    reading = {key: value for key, value in case.items() if key != "disputed"}
+    if "disputed" in fields:
+        support, optional = dict(fields["support"]), dict(fields.get("optional", {}))
+        for claim_id, sources in fields["disputed"].items():
+            labels = support if claim_id in support else optional
+            labels[claim_id] = labels.get(claim_id, ()) + sources
+        reading["support"] = support
+        if optional:
+            reading["optional"] = optional
+    return reading
+
+
+def _reviewed(reasons, corpus, case, run, k):
+    """Return the strict reasons as a tuple, each told apart by what reviewers recorded: a
+    claim reviewers rejected reads "judged unsupported", whatever else it breaks; one
+    that only the lenient reading supports, "only a disputed label supports it"; one
+    with no label, the lenient reading's reason."""
+    if "disputed" not in case and "rejected" not in case:
+        return tuple(reasons)  # no record of a review: the strict reasons say it all
+    loose = lenient(case)
+    loose = _claim_reasons(corpus, {**loose["support"], **loose.get("optional", {})},
+                           run["retrieved"], run["claims"], k)
+    told = []
+    for (claim_id, reason), (_, loose_reason) in zip(reasons, loose):
+        if claim_id in case.get("rejected", ()):
+            reason = "judged unsupported"
+        elif reason is not None and loose_reason is None:
+            reason = "only a disputed label supports it"
+        elif reason == "no label":  # reviewers disputed the claim, or never saw it
+            reason = loose_reason
+        told.append((claim_id, reason))
+    return tuple(told)
+
+
+# --- Graded relevance -------------------------------------------------------
+
+def ndcg(corpus, case, run, *, k=2):
+    """Validate like evaluate(); return nDCG@k of one question (see _ndcg())."""
+    validate(corpus, case, run, k)
+    return _ndcg(case, run["retrieved"], k)
+
+
+def _ndcg(case, retrieved, k):
+    """Return nDCG@k as trec_eval's ndcg_cut gives it: the gain of the top k over that of
+    the best ranking, where a document's gain is its grade (1 without grades),
+    divided by log2(rank + 1). 0.0 when nothing relevant is in the top k; None when no
+    document is relevant."""
+    from math import log2
+    if not case["relevant"]:
+        return None
+    gains = case.get("grades") or dict.fromkeys(case["relevant"], 1)
+    gained = sum(gains.get(doc_id, 0) / log2(rank + 1)
+                 for rank, doc_id in enumerate(retrieved[:k], start=1))
+    best = sum(gain / log2(rank + 1)
+               for rank, gain in enumerate(sorted(gains.values(), reverse=True)[:k], start=1))
+    return gained / best
+
+
+def _check_grades(grades, field, relevant):
+    """Check the shape "grades": each relevant document, and only those, to an int from
+    1 to 100."""
+    if type(grades) is not dict or set(grades) != set(relevant):
+        raise _invalid(field, 'expected a grade for each document of case["relevant"] %s, '
+                       "got %s", relevant, grades)
+    for doc_id, grade in grades.items():
+        if type(grade) is not int or not 1 <= grade <= 100:
+            raise _invalid("%s[%r]" % (field, doc_id), "expected an int from 1 to 100, got %s",
+                           grade)
 
 
 # --- Comparing systems ------------------------------------------------------
@@ -518,6 +597,15 @@ def _verdict(before, after):
     return "regressed" if worse else "unchanged"
 
 
+def _macro_mean(values):
+    """Return {mean, averaged, total} of a list of values: each question weighs the same,
+    and n/a is skipped and counted, never averaged in as 0."""
+    from math import fsum  # rounded once, so the same on every CPython
+    present = [value for value in values if value is not None]
+    return {"mean": fsum(present) / len(present) if present else None,
+            "averaged": len(present), "total": len(values)}
+
+
 def _cell(value):
     """Return a value as a report shows it: two decimals, None as n/a, yes or no."""
     if value is None:
@@ -535,97 +623,118 @@ def _p_text(p, exact=True):
     return "%.2g" % float(p) if p > 1e-300 else "below 1e-300"
 
 
-# --- Deciding ---------------------------------------------------------------
-# A policy is written with the labels, before any run is seen, and a system
-# is accepted by it, not by whichever average looks best afterwards. Each rule
-# is one entry of _RULES: the kind of value it takes, which _check_rule()
-# knows, and the function that makes its findings. A findings function takes
-# the policy, the candidate's and the baseline's tallies (baseline None when
-# there is none) and the declared paired test; it returns a list of
-# (held, (rule, question or slice, detail)), or None when the rule needs a
-# baseline and has none. To add a rule, write its findings and add its entry.
-
-_PLANS = ("strict", "lenient", "both")  # policy["unresolved"]: the readings a decision takes
-
-
 def _plural(count, noun):
     """Return '1 claim', '2 claims', '0 claims'."""
     return "%d %s%s" % (count, noun, "" if count == 1 else "s")
 
 
-def _critical_findings(policy, candidate, baseline, test):
-    """Per critical question: nothing judged got worse than in the baseline."""
+# --- Deciding ---------------------------------------------------------------
+# A policy is written with the labels, before any run is seen, and a system
+# is accepted by it, not by whichever average looks best afterwards. Each
+# rule is one entry of _RULES: the kind of value it takes (see _check_rule())
+# and a function that judges it, from the rule's name, the policy, the
+# candidate's and the baseline's tallies (baseline None when there is none)
+# and the declared paired test. It returns [(held, (rule, question or slice,
+# detail))], or the reason it could judge nothing. To add a rule, write that
+# function and add its entry.
+
+_PLANS = ("strict", "lenient", "both")  # policy["unresolved"]: the readings a decision takes
+_NO_ANSWER = "no answer judged against labels"  # a run with no answer, or a case with no labels
+
+
+def _critical_findings(rule, policy, candidate, baseline, test):
+    """Per critical question: no judged value fell below the baseline's by more than
+    policy["tolerance"] (0 without it), compared as the fractions they stand for."""
     if baseline is None:
-        return None
-    findings = []
-    for name in policy["critical"]:
+        return "no baseline to compare with"
+    findings, tolerance = [], policy.get("tolerance", 0)
+    for name in policy[rule]:
         before, after = _scores(baseline[name]), _scores(candidate[name])
-        worse = ["%s %s -> %s" % (metric, _cell(before[metric]), _cell(after[metric]))
-                 for metric in _METRICS if _change(before[metric], after[metric]) == "worse"]
+        worse, held = [], True
+        for metric in _METRICS:
+            if _change(before[metric], after[metric]) == "worse":
+                fall = _exact(float(before[metric])) - _exact(float(after[metric]))
+                held = held and fall <= _exact(tolerance)
+                worse.append("%s %s -> %s" % (metric, _cell(before[metric]), _cell(after[metric])))
+                if tolerance:  # how far it fell, against how far it may
+                    worse[-1] += (", within %g" % tolerance if fall <= _exact(tolerance)
+                                  else ", down %.2f, more than %g" % (fall, tolerance))
         detail = _verdict(before, after)
-        if worse:  # a 'regressed' or a 'mixed' verdict: the rule is broken
+        if worse:  # a 'regressed' or a 'mixed' verdict
             detail += ": " + ", ".join(worse)
-        findings.append((not worse, ("critical", name, detail)))
-    return findings
+        findings.append((held, (rule, name, detail)))
+    return findings or "lists no question"
 
 
-def _coverage_findings(policy, candidate, baseline, test):
-    """Per critical question: its coverage reaches the minimum."""
+def _coverage_findings(rule, policy, candidate, baseline, test):
+    """Per critical question with a judged answer: its coverage reaches the minimum."""
     findings = []
     for name in policy["critical"]:
-        counts, minimum = candidate[name], policy["min_coverage"]
-        # Shown as the fraction it is: 2/3 falls short of 0.67, though both round to 0.67.
-        detail = "coverage %d/%d, minimum %g" % (counts["supported"], counts["expected"], minimum)
-        findings.append((_scores(counts)["coverage"] >= minimum, ("min_coverage", name, detail)))
-    return findings
+        counts = candidate[name]
+        if counts["covered"] is not None:
+            # Shown as the fraction it is: 2/3 falls short of 0.67, though both round to 0.67.
+            detail = "coverage %d/%d, minimum %g" % (counts["covered"], counts["expected"],
+                                                    policy[rule])
+            findings.append((_scores(counts)["coverage"] >= policy[rule], (rule, name, detail)))
+    return findings or ("lists no question" if not policy["critical"] else _NO_ANSWER)
 
 
-def _budget_findings(policy, candidate, baseline, test):
-    """Per slice the budget names: its unsupported claims stay within the budget."""
-    findings, budget, parts = [], policy["unsupported_budget"], _slices(candidate)
+def _budget_findings(rule, policy, candidate, baseline, test):
+    """Per slice the rule names: the unsupported claims of its judged answers stay within
+    a count (unsupported_budget) or a share of their claims (unsupported_rate)."""
+    findings, parts = [], _slices(candidate)
     for part in _SLICES:
-        if part in budget:  # a slice the policy left out is not checked
-            unsupported = sum(candidate[name]["generated"] - candidate[name]["supported"]
-                              for name in parts[part])
-            detail = "%s, budget %d" % (_plural(unsupported, "unsupported claim"), budget[part])
-            findings.append((unsupported <= budget[part], ("unsupported_budget", part, detail)))
-    return findings
+        judged = [candidate[name] for name in parts[part]
+                  if candidate[name]["supported"] is not None]
+        if part in policy[rule] and judged:  # a slice the rule names, with answers to judge
+            allowed = policy[rule][part]
+            generated = sum(counts["generated"] for counts in judged)
+            unsupported = generated - sum(counts["supported"] for counts in judged)
+            if rule == "unsupported_budget":
+                held = unsupported <= allowed
+                detail = "%s, budget %d" % (_plural(unsupported, "unsupported claim"), allowed)
+            else:  # compared exactly: unsupported / generated <= rate
+                held = unsupported <= _exact(allowed) * generated
+                detail = "%d of %s unsupported, rate at most %g" % (
+                    unsupported, _plural(generated, "claim"), allowed)
+            findings.append((held, (rule, part, detail)))
+    return findings or _NO_ANSWER
 
 
-def _abstention_findings(policy, candidate, baseline, test):
-    """Per question that must be abstained on: no claims."""
+def _abstention_findings(rule, policy, candidate, baseline, test):
+    """Per question that must be abstained on, whose run makes an answer: no claims."""
     findings = []
-    for name in policy["must_abstain"]:
+    for name in policy[rule]:
         claims = candidate[name]["generated"]
-        detail = "answered with " + _plural(claims, "claim") if claims else "abstained"
-        findings.append((claims == 0, ("must_abstain", name, detail)))
-    return findings
+        if claims is not None:
+            detail = "answered with " + _plural(claims, "claim") if claims else "abstained"
+            findings.append((claims == 0, (rule, name, detail)))
+    return findings or ("lists no question" if not policy[rule] else _NO_ANSWER)
 
 
-def _significance_findings(policy, candidate, baseline, test):
-    """On the answerable slice: the declared metric's paired test went the candidate's way,
-    with p below alpha."""
+def _significance_findings(rule, policy, candidate, baseline, test):
+    """On the answerable slice: the declared metric rose, with a two-sided p below alpha."""
     if baseline is None:
-        return None
-    alpha = policy["significance"]["alpha"]
-    # Better on average, and by more than these questions' own noise: both. p is
-    # two-sided, so a false acceptance is at most alpha / 2 likely.
-    held = test["mean"] is not None and test["mean"] > 0 and test["p"] < alpha
+        return "no baseline to compare with"
+    alpha = policy[rule]["alpha"]
     mean = "n/a" if test["mean"] is None else "%+.2f" % test["mean"]
-    detail = "%s mean %s (%d of %d), p = %s (%s), alpha %s" % (
-        policy["significance"]["metric"], mean, test["questions"],
-        test["questions"] + test["left_out"], _p_text(test["p"], test["method"] == "exact"),
-        test["method"], alpha)
-    return [(held, ("significance", "answerable", detail))]
+    # p is two-sided and the mean must rise too: a false acceptance is at most alpha / 2.
+    detail = "%s mean %s (%d of %d), p = %s (%s), alpha %s, two-sided: a one-sided test at %g" % (
+        policy[rule]["metric"], mean, test["questions"], test["questions"] + test["left_out"],
+        _p_text(test["p"], test["method"] == "exact"), test["method"], alpha, alpha / 2)
+    held = test["mean"] is not None and test["mean"] > 0 and test["p"] < alpha
+    return [(held, (rule, "answerable", detail))]
 
 
 _RULES = {  # rule: (the kind of its value, its findings), in the order findings are listed
     "critical":           ("answerable questions", _critical_findings),
     "min_coverage":       ("a number from 0 to 1", _coverage_findings),
     "unsupported_budget": ("a count per slice", _budget_findings),
+    "unsupported_rate":   ("a number per slice", _budget_findings),
     "must_abstain":       ("unanswerable questions", _abstention_findings),
     "significance":       ("a metric and an alpha", _significance_findings),
 }
+_SETTINGS = {"tolerance": "a number from 0 to 1", "unresolved": "a plan"}  # judge nothing
 
 
 def _check_policy_rules(policy, answerable):
@@ -635,24 +744,23 @@ def _check_policy_rules(policy, answerable):
     if type(policy) is not dict:
         raise _invalid("policy", "expected a dict, got %s", policy)
     for key in policy:
-        if key not in _RULES and key != "unresolved":
+        if key not in _RULES and key not in _SETTINGS:
             raise _invalid("policy", "unknown rule %s; the rules are " + rules, key)
     if not any(rule in policy for rule in _RULES):
         raise _invalid("policy", "expected at least one of the rules " + rules + ", got %s",
                        policy)
-    for rule in _RULES:
-        if rule in policy:
-            _check_rule(rule, policy, answerable)
-    if "unresolved" in policy and policy["unresolved"] not in _PLANS:
-        raise _invalid('policy["unresolved"]', "expected one of %s, got %s", _PLANS,
-                       policy["unresolved"])
+    for key, value in policy.items():
+        if key in ("min_coverage", "tolerance") and "critical" not in policy:
+            raise _invalid('policy["%s"]' % key, 'applies to the questions of policy['
+                           '"critical"], and the policy has none: got %s', policy)
+        kind = _RULES[key][0] if key in _RULES else _SETTINGS[key]
+        _check_rule(kind, value, 'policy["%s"]' % key, answerable)
 
 
-def _check_rule(rule, policy, answerable):
-    """Check the value a policy gives one rule, by the kind of value _RULES names."""
-    kind, value, field = _RULES[rule][0], policy[rule], 'policy["%s"]' % rule
-    if kind.endswith("questions"):
-        if type(value) is not tuple or not value:  # a rule of no question holds for nothing
+def _check_rule(kind, value, field, answerable):
+    """Check the value a policy gives a rule or a setting, by its kind."""
+    if kind.endswith("questions"):  # a rule of no question holds for no question
+        if type(value) is not tuple:
             raise _invalid(field, "expected a tuple of question names, got %s", value)
         seen = set()
         for name in value:
@@ -661,32 +769,32 @@ def _check_rule(rule, policy, answerable):
             if name in seen:
                 raise _invalid(field, "repeated question %s", name)
             seen.add(name)
-            # Nothing can be covered on an unanswerable question: must_abstain is its rule.
             if answerable[name] != (kind == "answerable questions"):
                 raise _invalid(field, "%s is unanswerable; list it in policy[\"must_abstain\"]"
                                if answerable[name] is False else "%s is answerable; only an "
                                "unanswerable question must be abstained on", name)
-    elif kind == "a number from 0 to 1":
-        if "critical" not in policy:  # a minimum with no question to check holds for nothing
-            raise _invalid(field, 'applies to the questions of policy["critical"], and the '
-                           'policy has none: got %s', policy)
-        _check_number(value, field, 0, 1)
-    elif kind == "a count per slice":
+    elif kind.endswith("per slice"):
         if type(value) is not dict or not value or not set(value) <= set(_SLICES):
             raise _invalid(field, "expected a dict with one or both of the keys %s, got %s",
                            _SLICES, value)
         for part, allowed in value.items():
-            if type(allowed) is not int or allowed < 0:
+            if kind == "a number per slice":
+                _check_number(allowed, "%s[%r]" % (field, part), 0, 1)
+            elif type(allowed) is not int or allowed < 0:
                 raise _invalid("%s[%r]" % (field, part), "expected an int of at least 0, got %s",
                                allowed)
-    else:  # a metric and an alpha
+    elif kind == "a metric and an alpha":
         if type(value) is not dict or set(value) != {"metric", "alpha"}:
             raise _invalid(field, 'expected a dict with the keys "metric" and "alpha", got %s',
                            value)
-        if value["metric"] not in _COMPARED:
-            raise _invalid(field + '["metric"]', "expected one of %s, got %s", _COMPARED,
-                           value["metric"])
+        if value["metric"] not in _COMPARED + ("ndcg",):
+            raise _invalid(field + '["metric"]', "expected one of %s, got %s",
+                           _COMPARED + ("ndcg",), value["metric"])
         _check_number(value["alpha"], field + '["alpha"]', 0, 0.5, above_low=True)
+    elif kind == "a plan" and value not in _PLANS:
+        raise _invalid(field, "expected one of %s, got %s", _PLANS, value)
+    elif kind == "a number from 0 to 1":
+        _check_number(value, field, 0, 1)
 
 
 def _check_number(value, field, low, high, above_low=False):
@@ -698,76 +806,23 @@ def _check_number(value, field, low, high, above_low=False):
                        + " %s to %s, got %s", low, high, value)
 
 
-def check_policy(policy, candidate, baseline=None):
-    """Judge a candidate system by a policy declared before any run was seen.
-
-    candidate and baseline map question names to tally() results. The policy
-    is a dict of rules (see the README), each optional, one at least:
-    critical, min_coverage, unsupported_budget, must_abstain and
-    significance; and "unresolved", the plan for disputed labels, which
-    judges nothing. critical and significance compare with a baseline:
-    without one they are listed in "unchecked".
-
-    Whatever the policy says, a question on which the candidate disclosed a
-    restricted document is a broken "disclosure" finding: no accuracy and
-    no rule can excuse showing a document to someone who may not see it.
-
-    Returns {"accepted", "broken", "held", "unchecked", "significance"}:
-    each finding is (rule, question or slice, detail); accepted is True when
-    findings were judged and none is broken, False when any is broken, and
-    None when no finding could be judged. significance is the paired test of
-    the declared metric, or None.
-    """
-    for field, tallies in (("candidate", candidate), ("baseline", baseline)):
-        if tallies is not None:
-            _check_by_question(tallies, field)
-            for name, counts in tallies.items():
-                _check_tally(counts, "%s[%s]" % (field, _shown(name)))
-    if baseline is not None:
-        _check_same_questions(candidate, "candidate", baseline, "baseline")
-    _check_policy_rules(policy, {name: counts["relevant"] > 0
-                                 for name, counts in candidate.items()})
-    return _judged(policy, candidate, baseline)
-
-
-def _check_tally(counts, field):
-    """Check that counts could have come from tally(): its keys, each count within bounds."""
-    def check(key, low, high):
-        if type(counts[key]) is not int or not low <= counts[key] <= high:
-            raise _invalid('%s["%s"]' % (field, key), "expected an int from %s to %s, got %s",
-                           low, high, counts[key])
-    if type(counts) is not dict or tuple(counts) != _TALLY_KEYS:
-        raise _invalid(field, "expected a tally, got %s", counts)
-    check("k", 1, _MAX_K)
-    for key in ("relevant", "generated", "disclosed"):
-        check(key, 0, _MAX_IDS)
-    answerable = counts["relevant"] > 0  # then claims are expected; else none are
-    check("expected", int(answerable), _MAX_IDS if answerable else 0)
-    check("hits", 0, min(counts["k"], counts["relevant"]))
-    check("supported", 0, min(counts["generated"], counts["expected"]))
-    if counts["hits"]:  # the first of `hits` ranks within the top k
-        check("first_hit", 1, counts["k"] - counts["hits"] + 1)
-    elif counts["first_hit"] is not None:
-        raise _invalid('%s["first_hit"]' % field, "expected None with no hits, got %s",
-                       counts["first_hit"])
-
-
-def _judged(policy, candidate, baseline):
-    """Return check_policy()'s result for a checked policy and tallies made by tally()."""
-    # Not a rule of the policy: a disclosure is always broken.
+def _judged(policy, candidate, baseline, test=None):
+    """Return {accepted, broken, held, unchecked, significance}: a candidate's tallies judged
+    by a checked policy, beside the baseline's (or None), with the declared paired test.
+    accepted is None when nothing could be judged."""
+    # Whatever the policy says, a question on which the candidate disclosed a
+    # restricted document is a broken finding: no accuracy and no rule can
+    # excuse showing a document to someone who may not see it.
     findings = [(False, ("disclosure", name, _plural(counts["disclosed"], "restricted document")
                          + " in the top k or cited"))
                 for name, counts in candidate.items() if counts["disclosed"]]
-    unchecked, test = [], None
-    if "significance" in policy and baseline is not None:
-        metric, names = policy["significance"]["metric"], _slices(candidate)["answerable"]
-        test = _paired({name: _exact_scores(baseline[name])[metric] for name in names},
-                       {name: _exact_scores(candidate[name])[metric] for name in names})
+    unchecked = []
     for rule, (kind, found) in _RULES.items():
-        if rule in policy:
-            made = found(policy, candidate, baseline, test)
-            unchecked += [rule] if made is None else []
-            findings += made or []
+        made = found(rule, policy, candidate, baseline, test) if rule in policy else []
+        if type(made) is str:
+            unchecked.append((rule, made))
+        else:
+            findings += made
     broken = [finding for held, finding in findings if not held]
     # Nothing judged, nothing accepted: a policy that checked no rule decides nothing.
     return {"accepted": None if not findings else not broken, "broken": broken,
@@ -776,9 +831,8 @@ def _judged(policy, candidate, baseline):
 
 
 def _decision(plan, strict, loose):
-    """Return whether a candidate is accepted under a plan for disputed labels: None when
-    nothing could be judged. strict and loose are _judged() under each reading; loose
-    is None when no label is disputed, and then the strict reading decides."""
+    """Return whether a candidate is accepted under a plan, by _judged() under each reading;
+    loose is None when no label is disputed, and then the strict reading decides."""
     taken = [strict] if loose is None else {"strict": [strict], "lenient": [loose],
                                             "both": [strict, loose]}[plan]
     if any(judged["accepted"] is None for judged in taken):
@@ -802,61 +856,53 @@ _SAMPLES = 12000                    # sign flips drawn when neither fits: standa
 _SEED = 20261202                    # the same draws on every run and every CPython
 
 
-def paired_test(before, after):
+def paired_test(before, after, *, groups=None):
     """Compare two systems question by question with a paired sign-flip test.
 
-    before and after map the same question names to a value, None (n/a), or
-    a tuple of up to 100 values from repeated runs of that question. Repeated
-    runs are averaged within their question first: the question is the unit,
-    so four questions run three times are four pairs. A question with n/a on
-    either side is left out and counted. Values are compared as the exact
-    fractions they stand for (see _exact()).
+    before and after map the same question names to a value, None (n/a), or a
+    tuple of up to 100 values of repeated runs, averaged within their question
+    first: the question is the unit, so four questions run three times are four
+    pairs. groups, if given, maps each question to the name of its group (the
+    turns of a conversation): the group is then the unit, and its difference the
+    mean of its questions'. A question with n/a on either side is left out and
+    counted. Values are compared as the fractions they stand for (see _exact()).
 
-        questions, left_out    questions compared, and left out for n/a
-        mean                   mean of after - before; None with no question
-        wins, ties, losses     questions where after is above, equal, below
-        p                      two-sided p: the share of the 2**m sign
-                               assignments of the m non-zero differences whose
-                               sum is at least as far from 0 as the observed one
-        min_p                  2**(1 - m), the lowest p m moved questions can give
-        method                 "exact" or "sampled", as below
-        samples                assignments drawn when sampled, else None
-        standard_error         of a sampled p, sqrt(p (1 - p) / samples); 0.0
-                               for an exact one
+        questions, left_out, groups   questions compared and left out; units compared
+        mean                          mean of the units' differences, after - before
+                                      (None with none)
+        wins, ties, losses            units where after is above, equal, below before
+        p                             two-sided p: the share of the 2**m sign
+                                      assignments of the m non-zero differences whose
+                                      sum is at least as far from 0 as the observed one
+        min_p                         2**(1 - m), the lowest p m moved units can give
+        method, samples               "exact", or "sampled" with the samples drawn
+        standard_error                of a sampled p, sqrt(p (1 - p) / samples); 0.0
 
-    p is found the first of three ways that fits (see _sign_flip_p()):
+    p is found the first of three ways that fits, each one function:
 
-        listed    exact     at most 36 questions moved, whatever their values
-        counted   exact     the differences share a small unit, and counting the
-                            sums takes at most 22 million steps, a step weighing
-                            one more per thousand moved questions
-        sampled   sampled   12,000 random assignments from a fixed seed:
-                            p = (1 + c) / (1 + 12000), c of them as extreme as
-                            the observed one, the same on every run
+        listed    exact     at most 36 units moved, whatever their values
+        counted   exact     the differences share a small unit and counting the sums
+                            takes at most 22 million steps (a step weighs one more per
+                            thousand moved units)
+        sampled   sampled   12,000 assignments from a fixed seed: p = (1 + c) / 12001,
+                            c of them as extreme as the observed one, on every run
 
     p and min_p are Fractions, and 1 when no difference is non-zero.
     """
+    for field, value in (("before", before), ("after", after), ("groups", groups)):
+        if field == "groups" and value is None:
+            continue  # each question is a group of its own
+        if type(value) is not dict:
+            raise _invalid(field, "expected a dict by question name, got %s", value)
+        if value.keys() != before.keys():
+            raise _invalid(field, "expected the questions of before %s, got %s", tuple(before),
+                           tuple(value))
+    for name, group in (groups or {}).items():
+        _check_name(group, "groups[%s]" % _shown(name))
     read = {}  # the fraction of each number seen so far: values repeat
-    values = {}
-    for side, by_name in (("before", before), ("after", after)):
-        _check_by_question(by_name, side)
-        values[side] = {name: _question_value(value, side, name, read)
-                        for name, value in by_name.items()}
-    _check_same_questions(before, "before", after, "after")
-    return _paired(values["before"], values["after"])
-
-
-def _check_by_question(value, field):
-    """Check that value is a dict keyed by question name."""
-    if type(value) is not dict:
-        raise _invalid(field, "expected a dict by question name, got %s", value)
-
-
-def _check_same_questions(first, first_field, second, second_field):
-    """Check that two dicts by question name have the same questions."""
-    if first.keys() != second.keys():
-        raise _invalid(second_field, "expected the questions of " + first_field + " %s, got %s",
-                       tuple(first), tuple(second))
+    values = [{name: _question_value(value, side, name, read) for name, value in by_name.items()}
+              for side, by_name in (("before", before), ("after", after))]
+    return _paired(values[0], values[1], groups)
 
 
 def _question_value(value, side, name, read):
@@ -884,14 +930,9 @@ def _question_value(value, side, name, read):
 
 
 def _exact(number):
-    """Return the fraction a number stands for: 0.5 is 1/2, 0.3 is 3/10, 1 - 2/3 is 1/3.
-
-    A ratio of small counts, put through a few float operations, lands within
-    a few units in the last place of the fraction it stands for: 1 - 2/3 is
-    0.33333333333333337, not 1/3's float, yet it means 1/3. So a float within
-    64 units in the last place of a fraction whose denominator is at most a
-    million is read as the nearest such fraction; any other, as it is.
-    """
+    """Return the fraction a number stands for: 0.5 is 1/2, 0.3 is 3/10, 1 - 2/3 is 1/3: a
+    float within 64 units in the last place of a fraction whose denominator is at most a
+    million is read as the nearest one; any other, as it is."""
     # Imported here, not at the top: loading fractions takes longer than
     # printing the table, and only the paired test needs it.
     from fractions import Fraction
@@ -904,22 +945,17 @@ def _exact(number):
     return near if abs(value - near) <= _CLOSE_ULPS * last_place else value
 
 
-def _exact_scores(counts):
-    """Return the compared ratios of a tally as exact fractions, n/a as None: the rules of
-    _scores(), on counts that are Fractions."""
-    from fractions import Fraction
-    values = _scores({key: value if value is None else Fraction(value)
-                      for key, value in counts.items()})
-    return {metric: None if values[metric] is None else Fraction(values[metric])
-            for metric in _COMPARED}
-
-
-def _paired(before, after):
-    """Return paired_test() of two dicts of exact values (fractions or None) by question."""
+def _paired(before, after, groups=None):
+    """Return paired_test() of two dicts of exact values (fractions or None) by question,
+    with groups by question name, or None."""
     from fractions import Fraction
     from math import fsum
-    differences = [after[name] - before[name] for name in before
-                   if before[name] is not None and after[name] is not None]
+    by_unit = {}  # the differences of each group; without groups, each question is one
+    for name in before:
+        if before[name] is not None and after[name] is not None:
+            unit = name if groups is None else groups[name]
+            by_unit.setdefault(unit, []).append(after[name] - before[name])
+    differences = [sum(moved) / len(moved) for moved in by_unit.values()]
     nonzero = [difference for difference in differences if difference != 0]
     m = len(nonzero)
     p, method, units = _sign_flip_p(nonzero)
@@ -931,10 +967,11 @@ def _paired(before, after):
         exact_mean = Fraction(sum(units[0]), units[1]) / len(differences)
         mean = float(exact_mean) if abs(exact_mean) <= _LARGEST_FLOAT else (
             float("inf") if exact_mean > 0 else float("-inf"))
-    sampled = method == "sampled"
+    compared, sampled = sum(len(moved) for moved in by_unit.values()), method == "sampled"
     return {
-        "questions": len(differences),
-        "left_out": len(before) - len(differences),  # n/a on either side: no pair, never a 0
+        "questions": compared,
+        "left_out": len(before) - compared,  # n/a on either side: no pair, never a 0
+        "groups": len(differences),
         "mean": mean,
         "wins": len([difference for difference in nonzero if difference > 0]),
         "ties": len(differences) - m,
@@ -948,21 +985,15 @@ def _paired(before, after):
 
 
 def _lowest_p(moved):
-    """Return the lowest p that `moved` questions can give, 2**(1 - moved): all moved one way."""
+    """Return the lowest p that `moved` units can give, 2**(1 - moved): all moved one way."""
     from fractions import Fraction
     return Fraction(2, 2 ** moved) if moved else Fraction(1)
 
 
 def _sign_flip_p(differences):
-    """Return (p, method, units) of the two-sided sign-flip test of non-zero differences.
-
-    units is (each difference as a whole number of a common unit, 1 / the
-    unit), or None when that unit would need over 2,200 bits and more than
-    36 questions moved. Signs split the sizes |unit| into a plus part and a
-    minus part, and the sum is plus - (total - plus): it is at least as far
-    from 0 as the observed one when plus is at most (total - observed) / 2,
-    or, swapping the parts, as many assignments again.
-    """
+    """Return (p, method, units) of the two-sided sign-flip test of non-zero differences;
+    units are (each difference in whole units, 1 / the unit), or None when more than 36
+    moved and the unit would need over 2,200 bits."""
     from fractions import Fraction
     from math import fsum, gcd
     m, scale = len(differences), 1
@@ -971,6 +1002,9 @@ def _sign_flip_p(differences):
         if m > _MAX_LISTED and scale.bit_length() > _MAX_UNIT_BITS:
             scale = None  # so fine a unit would make every sum slow: sample on floats
             break
+    # Signs split the sizes into a plus part and a minus part, and the sum is
+    # plus - (total - plus): as far from 0 as the observed one when plus is at most
+    # (total - observed) / 2, or, swapping the parts, as often again.
     units = None if scale is None else (
         [difference.numerator * (scale // difference.denominator) for difference in differences],
         scale)
@@ -980,10 +1014,10 @@ def _sign_flip_p(differences):
         limit = (total - observed) // 2
         if observed == 0:
             return Fraction(1), "exact", units  # every sum is at least 0 away from 0
-        if m <= _MAX_LISTED:  # few questions moved: list their signs, whatever the values
+        if m <= _MAX_LISTED:  # few moved: list their signs, whatever the values
             return Fraction(2 * _listed_count(sizes, limit), 2 ** m), "exact", units
         # Many moved, in small units: count. A step adds counts of up to m bits, so
-        # each thousand questions moved, begun or whole, weighs one step more.
+        # each thousand moved, begun or whole, weighs one step more.
         if m * (limit + 1) * -(-m // 1000) <= _MAX_COUNTING_STEPS:
             return Fraction(2 * _counted_subsets(sizes, limit), 2 ** m), "exact", units
         floats, observed = [size / max(sizes) for size in sizes], observed / max(sizes)
@@ -996,14 +1030,10 @@ def _sign_flip_p(differences):
 
 
 def _listed_count(sizes, limit):
-    """Return how many subsets of sizes add up to at most limit, listing them in two halves.
-
-    Meet in the middle: every subset is a subset of the first half joined to
-    one of the second. For each first-half sum, the sorted second-half sums
-    tell how many partners keep the whole within the limit. Only the second
-    half's sums are kept: the first half's are made from two quarters as
-    they are needed.
-    """
+    """Return how many subsets of sizes add up to at most limit, listing them in two halves:
+    for each sum of the first half, the sorted sums of the second tell how many partners
+    keep the whole within the limit. The first half's sums are made from two quarters as
+    they are needed, so only the second's are kept."""
     from bisect import bisect_right
 
     def subset_sums(part):  # the sum of each of the 2**len(part) subsets
@@ -1032,19 +1062,15 @@ def _counted_subsets(sizes, limit):
 
 def _sampled_count(sizes, observed):
     """Return how many of _SAMPLES random sign assignments of the float sizes give a sum
-    at least `observed` from 0, drawn the same way on every run and every CPython.
-
-    The draws add whole numbers: each size in units of 2**-52 of the total,
-    so that every sum is exact. Rounding the sizes to units moves a sum by
-    less than 2 units a question: a draw that close to the observed sum
-    counts as extreme, so that rounding can only raise p, never lower it.
-    """
+    at least `observed` from 0, drawn the same way on every run and every CPython."""
     from itertools import compress
     from math import fsum
     from random import Random
+    # Each size in units of 2**-52 of the total: whole numbers below 2**53 are
+    # floats exactly, so every sum is exact, and faster than ints. Rounding moves
+    # a sum by under 2 units a question: a draw that close counts as extreme, so
+    # rounding can only raise p.
     scale = 2 ** 52 / fsum(sizes)
-    # Whole numbers whose total is below 2**53 are floats exactly, and so is
-    # every partial sum: summing floats is then exact, and faster than ints.
     units = [float(round(size * scale)) for size in sizes]
     total = sum(units)
     # A plus part at most `limit` is extreme, and so is one at least total - limit.
@@ -1062,21 +1088,17 @@ def _sampled_count(sizes, observed):
 
 
 # --- One report -------------------------------------------------------------
-# report() gathers, as plain data, every figure and finding demo.py prints,
-# so that `demo.py --json` writes exactly what the text says. Every key is
-# always there: a part that was not asked for, or does not apply, is None.
+# report() gathers, as plain data, every figure and finding demo.py prints, so
+# that `demo.py --json` writes exactly what the text says. Every key is always
+# there: a part not asked for, or that does not apply, is None. Each step reads
+# each question of each system a few times: the cost grows as questions times systems.
 
 def report(data, *, summary=False, explain=False, source="fixtures.py"):
-    """Return the report of a data set as plain data, in the order the README gives.
-
-    data is what load_data() returns, or a dict of the same shape, such as
-    demo.py's fixture_data(). The first system is the baseline; each other
-    one is a candidate, compared with it. Every question carries each
-    system's scores and counts, and those of the lenient reading when its
-    labels are disputed; explain adds explain() of each and the claims
-    nobody has reviewed; summary adds the slices, the comparisons and the
-    decisions.
-    """
+    """Return the report of a data set (what load_data() returns, or a dict of its shape)
+    as plain data, keys in the order the README gives: per question, each system's
+    scores, counts, nDCG and lenient reading; with explain, explain() of each and the
+    claims nobody has reviewed; with summary, slices, comparisons and decisions. The
+    first system is the baseline; each other one is a candidate."""
     data = _checked_data(data)
     corpus, cases, k, systems = data["corpus"], data["cases"], data["k"], data["systems"]
     checked = _checked_systems(corpus, cases, data["runs"], systems, k)
@@ -1093,6 +1115,9 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
                                        else tallies["strict"][system][name]
                                        for name, case, run in checked[system]}
                               for system in systems}
+    graded = any("grades" in case for case in cases.values())
+    ndcgs = {system: {name: _ndcg(case, run["retrieved"], k) if graded else None
+                      for name, case, run in checked[system]} for system in systems}
     rows = [{"case": name, "answerable": bool(case["relevant"]), "systems": {}}
             for name, case in cases.items()]
     for system in systems:
@@ -1103,10 +1128,12 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
                 "lenient": None if name not in loose else {
                     "scores": _scores(tallies["lenient"][system][name]),
                     "counts": tallies["lenient"][system][name]},
-                "explain": _explained(corpus, case, run, k) if explain else None}
+                "explain": _explained(corpus, case, run, k) if explain else None,
+                "ndcg": ndcgs[system][name]}
     return {"source": source, "k": k, "systems": list(systems), "questions": rows,
             "review_queue": _review_queue(checked) if explain else None,
-            "summary": _summary(data, checked, tallies, source) if summary else None}
+            "summary": _summary(data, checked, tallies, ndcgs if graded else None, source)
+            if summary else None}
 
 
 def _review_queue(checked):
@@ -1114,73 +1141,100 @@ def _review_queue(checked):
     of reviewing, as (system, case, claim, the documents it cites)."""
     return [(system, name, claim_id, citations)
             for system, questions in checked.items() for name, case, run in questions
-            for claim_id, citations in run["claims"] if claim_id not in case["support"]
-            and claim_id not in case.get("disputed", ()) and claim_id not in case.get(
-                "rejected", ())]
+            if case["support"] is not None for claim_id, citations in run["claims"] or ()
+            if not any(claim_id in case.get(key, ()) for key in
+                       ("support", "optional", "disputed", "rejected"))]
 
 
-def _summary(data, checked, tallies, source):
-    """Return the summary: slices and their means, each comparison, disclosures, decisions."""
+def _summary(data, checked, tallies, ndcgs, source):
+    """Return the summary: slices and their means, each comparison, disclosures, and the
+    decisions."""
     systems, cases, policy = data["systems"], data["cases"], data["policy"]
     parts = _slices(tallies["strict"][systems[0]])
     disputed = [(name, claim_id, sources) for name, case in cases.items()
                 for claim_id, sources in case.get("disputed", {}).items()]
-    queue = _review_queue(checked)
+    groups = _groups(cases)
+    unreviewed = dict.fromkeys(systems, 0)
+    for system, name, claim_id, citations in _review_queue(checked):
+        unreviewed[system] += 1
+    decided = None if policy is None else _decisions(data, tallies, ndcgs, groups)
     return {
         "slices": parts,
-        "means": _slice_means(parts, tallies["strict"]),
+        "means": _slice_means(parts, tallies["strict"], ndcgs),
         "disputed_labels": disputed or None,
-        "lenient_means": _slice_means(parts, tallies["lenient"]) if disputed else None,
-        "comparisons": [_comparison(data, tallies, candidate) for candidate in systems[1:]],
+        "lenient_means": _slice_means(parts, tallies["lenient"], ndcgs) if disputed else None,
+        "comparisons": [_comparison(data, tallies, ndcgs, candidate, groups,
+                                    None if decided is None else decided[candidate])
+                        for candidate in systems[1:]],
         # A count says how many were disclosed; _disclosed() says which: only where some were.
         "disclosures": {system: [(name, _disclosed(case.get("restricted", ()), run["retrieved"],
-                                                   run["claims"], data["k"]))
+                                                   run["claims"] or (), data["k"]))
                                  for name, case, run in checked[system]
                                  if tallies["strict"][system][name]["disclosed"]]
                         for system in systems},
-        "unreviewed": {system: len([item for item in queue if item[0] == system])
-                       for system in systems},
+        "unreviewed": unreviewed,
         "policy": None if policy is None else {
             "source": source if source == "fixtures.py" else 'the "policy" of ' + source,
-            "rules": policy, "baseline_alone": _by_readings(policy, tallies, None, systems[0],
-                                                            cases)},
+            "rules": policy, "baseline_alone": decided[systems[0]]},
+        "groups": None if groups is None else len(set(groups.values())),
+        "decisions": None if decided is None else {candidate: decided[candidate]
+                                                   for candidate in systems[1:]},
     }
 
 
-def _slice_means(parts, tallies):
-    """Return, per slice, metric and system, the macro mean of each ratio, then pooled
-    support (claims summed over the slice), and on the unanswerable slice the correct
-    abstentions (questions answered with no claim)."""
+def _groups(cases):
+    """Return each question's group for the paired test, None when no case names one; a
+    question that names none is a group of its own (a tuple, never a group's name)."""
+    if not any("group" in case for case in cases.values()):
+        return None
+    return {name: case.get("group", (name,)) for name, case in cases.items()}
+
+
+def _slice_means(parts, tallies, ndcgs):
+    """Return, per slice, metric and system, the macro mean of each ratio (and of nDCG,
+    with grades), then pooled support (claims summed over the slice's judged answers),
+    and on the unanswerable slice the correct abstentions (answers with no claim)."""
     means = {}
     for part, names in parts.items():
-        means[part] = {}
-        for metric in _COMPARED:
-            means[part][metric] = {system: _macro_mean([_scores(by_name[name])[metric]
-                                                        for name in names])
-                                   for system, by_name in tallies.items()}
-        means[part]["pooled_support"] = {}
+        means[part] = {metric: {system: _macro_mean([_scores(by_name[name])[metric]
+                                                     for name in names])
+                                for system, by_name in tallies.items()}
+                       for metric in _COMPARED}
+        if ndcgs is not None:
+            means[part]["ndcg"] = {system: _macro_mean([by_name[name] for name in names])
+                                   for system, by_name in ndcgs.items()}
+        means[part]["pooled_support"], means[part]["correct_abstentions"] = {}, None
         for system, by_name in tallies.items():
-            supported = sum(by_name[name]["supported"] for name in names)
-            generated = sum(by_name[name]["generated"] for name in names)
+            judged = [by_name[name] for name in names if by_name[name]["supported"] is not None]
+            supported = sum(counts["supported"] for counts in judged)
+            generated = sum(counts["generated"] for counts in judged)
             means[part]["pooled_support"][system] = {
                 "supported": supported, "generated": generated,
                 "ratio": supported / generated if generated else None}
-        means[part]["correct_abstentions"] = None if part == "answerable" else {
-            system: {"correct": len([name for name in names if not by_name[name]["generated"]]),
-                     "total": len(names)} for system, by_name in tallies.items()}
+        if part == "unanswerable":  # of the answers judged
+            means[part]["correct_abstentions"] = {system: {
+                "correct": len([name for name in names if by_name[name]["generated"] == 0
+                                and by_name[name]["covered"] is not None]),
+                "total": len([name for name in names if by_name[name]["covered"] is not None])}
+                for system, by_name in tallies.items()}
     return means
 
 
-def _macro_mean(values):
-    """Return {mean, averaged, total} of a list of values: each question weighs the same,
-    and n/a is skipped and counted, never averaged in as 0."""
-    from math import fsum  # rounded once, so the same on every CPython
-    present = [value for value in values if value is not None]
-    return {"mean": fsum(present) / len(present) if present else None,
-            "averaged": len(present), "total": len(values)}
+def _exact_values(tallies, ndcgs, names, read):
+    """Return {metric: {name: exact value}} of one system over some questions: the compared
+    ratios, and nDCG with grades, read as the fractions they stand for (see _exact())."""
+    values = {metric: {} for metric in _COMPARED + (() if ndcgs is None else ("ndcg",))}
+    for name in names:
+        scored = dict(_scores(tallies[name]), ndcg=None if ndcgs is None else ndcgs[name])
+        for metric in values:
+            value = scored[metric]
+            if value is not None and value not in read:
+                read[value] = _exact(value)
+            values[metric][name] = None if value is None else read[value]
+    return values
 
 
-def _comparison(data, tallies, candidate):
+def _comparison(data, tallies, ndcgs, candidate, groups, decision):
     """Return the comparison of one candidate with the baseline."""
     baseline, strict = data["systems"][0], tallies["strict"]
     before = {name: _scores(counts) for name, counts in strict[baseline].items()}
@@ -1196,9 +1250,10 @@ def _comparison(data, tallies, candidate):
             changes, [_verdict(_scores(tallies["lenient"][baseline][name]),
                                _scores(tallies["lenient"][candidate][name])) for name in before])
                            if turned != item["verdict"]]
-    answerable = _slices(strict[baseline])["answerable"]
-    exact = [{name: _exact_scores(strict[system][name]) for name in answerable}
-             for system in (baseline, candidate)]
+    answerable, read = _slices(strict[baseline])["answerable"], {}
+    units = len(answerable if groups is None else {groups[name] for name in answerable})
+    exact = [_exact_values(strict[system], None if ndcgs is None else ndcgs[system], answerable,
+                           read) for system in (baseline, candidate)]
     manifests = data["manifests"]
     return {
         "baseline": baseline, "candidate": candidate,
@@ -1212,30 +1267,57 @@ def _comparison(data, tallies, candidate):
         "totals": {verdict: [item["verdict"] for item in changes].count(verdict)
                    for verdict in _VERDICTS},
         "lenient_changes": lenient_changes,
-        "paired_tests": {metric: _paired({name: exact[0][name][metric] for name in answerable},
-                                         {name: exact[1][name][metric] for name in answerable})
-                         for metric in _COMPARED},
-        "p_floor": _lowest_p(len(answerable)),  # were every answerable question to move
-        "decision": None if data["policy"] is None else
-        _by_readings(data["policy"], tallies, baseline, candidate, data["cases"]),
+        "paired_tests": {metric: _paired(exact[0][metric], exact[1][metric], groups)
+                         for metric in exact[0]},
+        "p_floor": _lowest_p(units),  # were every answerable question, or group, to move
+        "decision": decision,
+        "units": units,
     }
 
 
-def _by_readings(policy, tallies, baseline, candidate, cases):
-    """Return the decision on a candidate (alone when baseline is None) under each reading,
-    and, where the readings decide differently, the disputed labels it depends on."""
-    judged = {reading: _judged(policy, by_system[candidate],
-                               None if baseline is None else by_system[baseline])
-              for reading, by_system in tallies.items()}
+def _decisions(data, tallies, ndcgs, groups):
+    """Return the decision on each system, the baseline judged alone first, then each
+    candidate against it."""
+    policy, systems = data["policy"], data["systems"]
+    decided = {}
+    for system in systems:
+        baseline = None if system == systems[0] else systems[0]  # the baseline is judged alone
+        judged = {}
+        for reading, by_system in tallies.items():
+            test = None
+            if "significance" in policy and baseline is not None:
+                names, read = _slices(by_system[baseline])["answerable"], {}
+                values = [_exact_values(by_system[each], None if ndcgs is None else ndcgs[each],
+                                        names, read)[policy["significance"]["metric"]]
+                          for each in (baseline, system)]
+                test = _paired(values[0], values[1], groups)
+            judged[reading] = _judged(policy, by_system[system], None if baseline is None
+                                      else by_system[baseline], test)
+        decided[system] = _by_readings(policy, judged, tallies, [baseline, system],
+                                       data["cases"])
+    return decided
+
+
+def _by_readings(policy, judged, tallies, systems, cases):
+    """Return one decision: the plan, the outcome, each reading's findings, each broken
+    finding marked with the readings that break it, and, where the readings decide
+    differently, the disputed labels of the questions the differing findings name."""
     strict, loose = judged["strict"], judged.get("lenient")
+    plan = policy.get("unresolved", "both")
+    marks = {}  # (rule, subject): [detail, broken strictly, broken leniently]
+    for index, reading in enumerate((strict, loose), start=1):
+        for finding in reading["broken"] if reading else ():
+            marks.setdefault(finding[:2], [finding[2], False, False])[index] = True
+    findings = [subject + (detail, "both" if loose is None or strict_broken and loose_broken
+                           else "strict" if strict_broken else "lenient")
+                for subject, (detail, strict_broken, loose_broken) in marks.items()]
     depends_on = []
     if loose is not None and strict["accepted"] != loose["accepted"]:
-        names = _deciding_questions(strict, loose, tallies, [baseline, candidate])
-        depends_on = [(name, claim_id, sources) for name in names
+        depends_on = [(name, claim_id, sources)
+                      for name in _deciding_questions(strict, loose, tallies, systems)
                       for claim_id, sources in cases[name].get("disputed", {}).items()]
-    plan = policy.get("unresolved", "both")
     return {"plan": plan, "accepted": _decision(plan, strict, loose), "strict": strict,
-            "lenient": loose, "depends_on": depends_on}
+            "lenient": loose, "depends_on": depends_on, "findings": findings}
 
 
 def _deciding_questions(strict, loose, tallies, systems):
@@ -1251,7 +1333,7 @@ def _deciding_questions(strict, loose, tallies, systems):
             names.update(name for name in parts[part] if any(
                 tallies["strict"][system][name] != tallies["lenient"][system][name]
                 for system in systems if system is not None))
-    return [name for name in parts["answerable"] + parts["unanswerable"] if name in names]
+    return [name for name in tallies["strict"][systems[-1]] if name in names]
 
 
 # --- Data from a file -------------------------------------------------------
@@ -1429,7 +1511,37 @@ def _check_manifests(manifests, systems):
                                manifests[system].get(field), system)
 
 
-# --- Showing a value in a message -------------------------------------------
+# --- Helpers for messages: a typo in a key, a value shown ----------------
+
+def _check_near_misses(mapping, name, known):
+    """Check that no other key of a dict is a typo of a known key: the same but for
+    case, or one or two letters added, left out or changed."""
+    for key in mapping:
+        if type(key) is str and key not in known and key.isascii() and key.isprintable():
+            if (key, known) not in _NEAR_MISSES:
+                _NEAR_MISSES[key, known] = next((name for name in known
+                                                 if _edits(key.lower(), name) <= 2), None)
+            if _NEAR_MISSES[key, known]:
+                raise _invalid('%s["%s"]' % (name, key), 'unknown key; did you mean "%s"?'
+                               % _NEAR_MISSES[key, known])
+
+
+_NEAR_MISSES = {}  # (key, known keys): the known key it is a typo of, or None; found once
+
+
+def _edits(word, target):
+    """Return how many letters to add, leave out or change to turn word into target, or 3
+    when it takes more than two."""
+    if abs(len(word) - len(target)) > 2:
+        return 3
+    row = list(range(len(target) + 1))  # edits from the start of word to each of target's
+    for i, letter in enumerate(word, start=1):
+        previous, row[0] = row[0], i
+        for j, wanted in enumerate(target, start=1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1,
+                                           previous + (letter != wanted))
+    return min(row[-1], 3)
+
 
 _BRACKETS = {tuple: ("(", ")"), list: ("[", "]"), dict: ("{", "}"), set: ("{", "}"),
              frozenset: ("frozenset({", "})")}

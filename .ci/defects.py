@@ -35,8 +35,8 @@ DEFECTS = {
     "any labelled citation supports the claim, not all":
         ("""    for cited in citations:
         # Any labelled source of this claim will do, but every citation must be one.
-        if cited not in support[claim_id]:""",
-         """    if not any(cited in support[claim_id] for cited in citations):
+        if cited not in labels[claim_id]:""",
+         """    if not any(cited in labels[claim_id] for cited in citations):
         if True:""",
          "test_one_bad_citation_makes_a_claim_unsupported", None),
     "a source outside the top k still supports":
@@ -50,25 +50,52 @@ DEFECTS = {
         ("return 1 / first_hit", "return 1 / (first_hit + 1)",
          "test_reciprocal_rank_is_one_over_the_first_relevant_rank", None),
     "coverage over the generated claims, not the expected ones":
-        ('counts["supported"] / counts["expected"]', 'counts["supported"] / counts["generated"]',
-         "test_coverage_divides_by_the_expected_claims", None),
+        ('counts["covered"] / counts["expected"]', 'counts["covered"] / max(1, counts["generated"])',
+         "test_coverage_divides_the_covered_claims_by_the_expected_ones", None),
+    "coverage from the supported claims, not the covered ones":
+        ('counts["covered"] / counts["expected"]', 'counts["supported"] / counts["expected"]',
+         "test_coverage_divides_the_covered_claims_by_the_expected_ones", None),
     "support over the expected claims, not the generated ones":
-        ('counts["supported"] / counts["generated"]', 'counts["supported"] / counts["expected"]',
+        ('counts["supported"] / counts["generated"]', 'counts["supported"] / max(1, counts["expected"])',
          "test_support_divides_by_the_generated_claims", None),
     "abstention inverted":
-        ("None if answerable else not answered", "None if answerable else answered",
+        ("not counts[\"generated\"] if judged", "bool(counts[\"generated\"]) if judged",
          "test_abstaining_is_correct_only_on_an_unanswerable_question", None),
     "ranks counted from 0":
-        ("enumerate(retrieved[:k], start=1)", "enumerate(retrieved[:k])",
+        ("enumerate(retrieved[:k], start=1) if", "enumerate(retrieved[:k]) if",
          "test_ranks_count_from_one", None),
     "a hit counted one slot past k":
-        ("enumerate(retrieved[:k], start=1)", "enumerate(retrieved[:k + 1], start=1)",
-         "test_a_relevant_document_ranked_just_past_k_is_no_hit", None),
+        ("enumerate(retrieved[:k], start=1) if", "enumerate(retrieved[:k + 1], start=1) if",
+         "test_the_top_k_holds_k_documents_no_more_no_fewer", None),
+    # The student defects of the issue "Trust at the edges".
+    "ranks that stop one short of k":
+        ("enumerate(retrieved[:k], start=1) if", "enumerate(retrieved[:k - 1], start=1) if",
+         "test_the_top_k_holds_k_documents_no_more_no_fewer", None),
+    "claims sorted by ID":
+        ("            for claim_id, citations in claims]", "            for claim_id, citations in "
+         "sorted(claims)]", "test_each_claim_gets_its_reason_in_answer_order", None),
+    "citations counted, not claims":
+        ('"supported": len(supported) if judged else None,',
+         '"supported": sum(len(cited) for claim, cited in claims or () if claim in supported) '
+         'if judged else None,', "test_a_claim_citing_two_labelled_sources_is_one_supported_claim",
+         None),
+    "no hit gives the int 0":
+        ("        return 0.0  # nothing relevant", "        return 0  # nothing relevant",
+         "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", None),
+    "a case changed by setdefault":
+        ('"disclosed": len(_disclosed(case.get("restricted", ())',
+         '"disclosed": len(_disclosed(case.setdefault("restricted", ())',
+         "test_scoring_never_changes_an_input", None),
+    "validation skipped":
+        ("    validate(corpus, case, run, k)\n    return _counted(corpus, case, run, k)",
+         "    return _counted(corpus, case, run, k)",
+         "test_the_faults_named_in_the_contract_are_rejected", None),
     "reciprocal rank taken from the last hit, not the first":
         ('"first_hit": ranks[0] if ranks else None', '"first_hit": ranks[-1] if ranks else None',
          "test_the_first_hit_is_the_best_ranked_relevant_document", None),
     "expected claims counted from the relevant documents":
-        ('"expected": len(support),', '"expected": len(relevant),',
+        ('"expected": None if support is None else len(support),',
+         '"expected": None if support is None else len(relevant),',
          "test_expected_claims_are_counted_from_the_labels", None),
     "the relevant count taken from the retrieved list":
         ('"relevant": len(relevant),', '"relevant": len(retrieved),',
@@ -78,8 +105,8 @@ DEFECTS = {
          "test_citing_a_restricted_document_discloses_it", None),
     # Defects that raise: the traceback must end where they do.
     "support of an empty answer divides by 0":
-        ('counts["supported"] / counts["generated"] if answered else None',
-         'counts["supported"] / counts["generated"]',
+        ('counts["supported"] / counts["generated"]\n        if judged and counts["generated"] else None',
+         'counts["supported"] / counts["generated"]\n        if judged else None',
          "test_an_empty_answer_has_no_support_ratio", "_scores"),
     "recall of an unanswerable question divides by 0":
         ('counts["hits"] / counts["relevant"] if answerable else None',
@@ -89,7 +116,7 @@ DEFECTS = {
         ("    if first_hit is None:\n        return 0.0", "    if False:\n        return 0.0",
          "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", "_reciprocal_rank"),
     "the no-label rule removed, so a claim nobody labelled raises":
-        ('    if claim_id not in support:\n        return "no label"',
+        ('    if claim_id not in labels:\n        return "no label"',
          '    if False:\n        return "no label"',
          "test_a_claim_nobody_labelled_is_unsupported", "_unsupported_because"),
 }

@@ -1548,7 +1548,8 @@ _BRACKETS = {tuple: ("(", ")"), list: ("[", "]"), dict: ("{", "}"), set: ("{", "
 
 
 def _shown(value, limit=80):
-    """Return repr(value), cut to `limit` characters ending in '...'."""
+    """Return repr(value), cut to `limit` characters ending in '...', with each character
+    beyond ASCII escaped: a look-alike letter or an escape sequence cannot pass as another."""
     text = _repr_start(value, limit + 1)
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
@@ -1563,12 +1564,12 @@ def _repr_start(value, room):
     if room <= 0:
         return "..."
     if kind in (str, bytes):
-        return repr(value[:room])  # the start of the repr, up to a closing quote
+        return ascii(value[:room])  # the start of the repr, up to a closing quote
     if kind is int and value.bit_length() > 10000:  # repr would take long, or refuse
         return "<int of %d bits>" % value.bit_length()
     if kind not in _BRACKETS or not value:
         try:
-            return repr(value)
+            return ascii(value)
         except Exception:  # a broken __repr__ must not escape as another error
             return "<%s with a broken repr>" % kind.__name__
     opening, closing = _BRACKETS[kind]

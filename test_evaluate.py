@@ -1341,7 +1341,7 @@ REJECTED = [
     ("citations as a string", inputs(run=run_with(claims=(("switch", "rollback"),))),
      "run[\"claims\"][0][1]: expected a tuple, got 'rollback'"),
     ("citation with a non-ASCII letter", inputs(run=run_with(claims=(("switch", ("rollbäck",)),))),
-     "run[\"claims\"][0][1]: invalid ID 'rollbäck'" + ID_RULE),
+     "run[\"claims\"][0][1]: invalid ID 'rollb\\xe4ck'" + ID_RULE),  # escaped: no look-alike
     ("repeated citation", inputs(run=run_with(claims=(("x", ()), ("switch", ("a", "a"))))),
      "run[\"claims\"][1][1]: repeated ID 'a'"),
     ("101 citations", inputs(run=run_with(claims=(("switch", IDS_101),))),
@@ -3179,7 +3179,8 @@ class DataFile(TestCase):
         rule = " (names are 1 to 64 printable ASCII characters, no spaces)"
         rows = [(("q" * 64,), None), (("Q-17<::>2",), None), (("a/b|c",), None),
                 (("q" * 65,), "cases: invalid name '%s'%s" % ("q" * 65, rule)),
-                (("caf\u00e9",), "cases: invalid name 'caf\u00e9'" + rule),
+                (("caf\u00e9",), "cases: invalid name 'caf\\xe9'" + rule),
+                (("l\u0430unch",), "cases: invalid name 'l\\u0430unch'" + rule),  # a Cyrillic a
                 (("tab\there",), "cases: invalid name 'tab\\there'" + rule),
                 (("",), "cases: invalid name ''" + rule)]
         self.assertRows(lambda name: message(name) if demo_output(

@@ -1086,6 +1086,10 @@ class Readings(TestCase):
             ("strict", False, [("launch", "bonus", ("launch",))]),
             ("lenient", True, [("launch", "bonus", ("launch",))]),
             ("both", False, [("launch", "bonus", ("launch",))])])
+        # Under every plan, each broken finding says which readings break it.
+        self.assertEqual(result["summary"]["decisions"]["B"]["findings"], [
+            ("critical", "launch", "regressed: support 1.00 -> 0.50", "strict"),
+            ("unsupported_budget", "answerable", "1 unsupported claim, budget 0", "strict")])
         agreeing = evaluate.report(four_questions(), summary=True)["summary"]
         self.assertEqual([(decided["plan"], decided["depends_on"]) for decided in (
             agreeing["comparisons"][0]["decision"], agreeing["policy"]["baseline_alone"])],
@@ -2112,6 +2116,36 @@ class Policy(TestCase):
         self.assertFalse(judgement({"must_abstain": ("r",)},
                                                {"r": ANSWERED})["accepted"])
 
+    def test_a_critical_question_may_fall_within_the_tolerance_and_no_further(self):
+        before, after = counts(relevant=2, hits=2), counts(relevant=2, hits=1)
+        rows = [((0.5,), (True, "regressed: precision 1.00 -> 0.50, within 0.5, recall 1.00 -> "
+                                "0.50, within 0.5")),
+                ((0.4,), (False, "regressed: precision 1.00 -> 0.50, down 0.50, more than 0.4, "
+                                 "recall 1.00 -> 0.50, down 0.50, more than 0.4"))]
+        self.assertRows(lambda tolerance: (lambda decided: (
+            decided["accepted"], (decided["broken"] + decided["held"])[0][2]))(judgement(
+                {"critical": ("q",), "tolerance": tolerance}, {"q": after}, {"q": before})), rows)
+
+    def test_a_rate_budget_decides_alike_on_few_questions_and_on_many(self):
+        def decided(rule, questions):  # one unsupported claim in 50, steadily
+            candidate = {"q%d" % index: counts(generated=10, supported=10 - (index % 5 == 0),
+                                               expected=10) for index in range(questions)}
+            return judgement(rule, candidate)["accepted"]
+        rate, count = {"unsupported_rate": {"answerable": 0.05}}, {
+            "unsupported_budget": {"answerable": 5}}
+        self.assertEqual([decided(rate, 25), decided(rate, 400)], [True, True])
+        self.assertEqual([decided(count, 25), decided(count, 400)], [True, False])
+        self.assertEqual(judgement(rate, {"q": counts(generated=20, supported=19)})["held"],
+                         [("unsupported_rate", "answerable",
+                           "1 of 20 claims unsupported, rate at most 0.05")])
+
+    def test_a_rule_of_no_question_holds_for_none_and_says_so(self):
+        decided = judgement({"critical": (), "must_abstain": (), "min_coverage": 1}, QUESTIONS,
+                            QUESTIONS)
+        self.assertEqual((decided["accepted"], decided["unchecked"]), (None, [
+            ("critical", "lists no question"), ("min_coverage", "lists no question"),
+            ("must_abstain", "lists no question")]))
+
     def test_each_fault_in_a_policy_raises_an_exact_message(self):
         def message(what, policy):
             return message_of(evaluate._check_policy_rules, dict(policy=policy,
@@ -2636,6 +2670,101 @@ class PairedTest(TestCase):
         self.assertEqual((before, after), copies)
 
 
+# --- Real judgements: graded relevance, answers not made or not labelled ---------------
+
+def oracle_ndcg(grades, retrieved, k):
+    """nDCG@k in plain loops, apart from evaluate.py: a document's gain is its grade,
+    divided by log2(rank + 1), over the gain of the grades in their best order."""
+    if not grades:
+        return None
+    gained, best, ideal = 0.0, 0.0, sorted(grades.values(), reverse=True)
+    for rank in range(1, k + 1):
+        if rank <= len(retrieved):
+            gained += grades.get(retrieved[rank - 1], 0) / math.log2(rank + 1)
+        if rank <= len(ideal):
+            best += ideal[rank - 1] / math.log2(rank + 1)
+    return gained / best
+
+
+GRADED = {"relevant": ("rollback", "checklist", "owners"), "support": None,
+          "grades": {"rollback": 3, "checklist": 2, "owners": 1}}
+
+
+def qrels_only(questions=6):
+    """Return a data set of graded relevance and retrieval runs alone: no answer anywhere."""
+    rng, names = random.Random(5), sorted(CORPUS)
+    cases, runs = {}, {}
+    for index in range(questions):
+        relevant = tuple(rng.sample(names, rng.randint(1, 3)))
+        cases["q%d" % index] = {"relevant": relevant, "support": None,
+                                "grades": {doc_id: rng.randint(1, 4) for doc_id in relevant}}
+        runs["q%d" % index] = {system: {"retrieved": tuple(rng.sample(names, 3)), "claims": None}
+                               for system in "AB"}
+    return dict(demo.fixture_data(), cases=cases, runs=runs, k=3,
+                policy={"critical": ("q0",), "min_coverage": 1, "must_abstain": (),
+                        "unsupported_budget": {"answerable": 0}})
+
+
+class RealJudgements(TestCase):
+    """Graded relevance gives nDCG@k; runs with no answer and cases with no labels are
+    scored on retrieval alone, and no answer rule is judged on them."""
+
+    def test_ndcg_divides_the_discounted_gain_by_that_of_the_best_order(self):
+        run = {"retrieved": ("checklist", "archive", "rollback"), "claims": None}
+        # 2/log2(2) + 0 + 3/log2(4) over 3/log2(2) + 2/log2(3) + 1/log2(4)
+        self.assertEqual(evaluate.ndcg(CORPUS, GRADED, run, k=3), 3.5 / (3.5 + 2 / math.log2(3)))
+        self.assertEqual(evaluate.ndcg(CORPUS, GRADED, run, k=1), 2 / 3)
+        ungraded = dict(GRADED, grades=None)
+        del ungraded["grades"]  # every relevant document then has grade 1
+        self.assertEqual(evaluate.ndcg(CORPUS, ungraded, run, k=2), 1 / (1 + 1 / math.log2(3)))
+        nothing = {"retrieved": ("archive",), "claims": None}
+        self.assertEqual((evaluate.ndcg(CORPUS, GRADED, nothing),
+                          evaluate.ndcg(CORPUS, CASES["region"], nothing)), (0.0, None))
+
+    def test_ndcg_agrees_with_an_oracle_written_apart(self):
+        rng, names = random.Random(29), sorted(SWEEP_CORPUS)
+        rows = []
+        for trial in range(300):
+            relevant = tuple(rng.sample(names, rng.randint(0, 4)))
+            case = {"relevant": relevant, "support": None,
+                    "grades": {doc_id: rng.randint(1, 4) for doc_id in relevant}}
+            run = {"retrieved": tuple(rng.sample(names, rng.randint(0, 4))), "claims": None}
+            k = rng.choice((1, 2, 3, 5))
+            expected = oracle_ndcg(case["grades"], run["retrieved"], k)
+            rows.append(((case, run, k), None if expected is None else round(expected, 12)))
+        self.assertRows(lambda case, run, k: None if not case["relevant"] else round(
+            evaluate.ndcg(SWEEP_CORPUS, case, run, k=k), 12), rows)
+
+    def test_qrels_and_runs_alone_score_retrieval_and_judge_no_answer(self):
+        result = evaluate.report(qrels_only(), summary=True)
+        for question in result["questions"]:
+            for row in question["systems"].values():
+                self.assertEqual([row["scores"][metric] for metric in ("support", "coverage",
+                                                                     "abstention_correct")],
+                                 [None] * 3)
+                self.assertIs(type(row["ndcg"]), float)  # a value, never n/a: all answerable
+        decided = result["summary"]["decisions"]["B"]
+        self.assertEqual(decided["strict"]["unchecked"], [
+            ("min_coverage", "no answer judged against labels"),
+            ("unsupported_budget", "no answer judged against labels"),
+            ("must_abstain", "lists no question")])
+        self.assertEqual({finding[0] for outcome in ("broken", "held")
+                          for finding in decided["strict"][outcome]}, {"critical"})
+        self.assertIn("ndcg", result["summary"]["comparisons"][0]["paired_tests"])
+        self.assertIn("ndcg", result["summary"]["means"]["answerable"])
+
+    def test_groups_take_one_sign_each_and_the_summary_counts_them(self):
+        cases = {name: dict(case, group="one") if name in ("launch", "rollback") else case
+                 for name, case in four_questions()["cases"].items()}
+        summary = evaluate.report(four_questions(cases=cases), summary=True)["summary"]
+        tested = summary["comparisons"][0]["paired_tests"]["coverage"]
+        self.assertEqual((summary["groups"], tested["questions"], tested["groups"]), (3, 3, 2))
+        self.assertEqual(summary["comparisons"][0]["p_floor"], Fraction(1, 2))  # 2 groups
+        self.assertIn("summary of fixtures.py: 4 questions (3 answerable, 3 groups), k = 2, "
+                      "baseline A, candidate B",
+                      text_of(four_questions(cases=cases), "--summary").splitlines())
+
+
 # --- The demo -----------------------------------------------------------------------
 
 def table_text(rows):
@@ -2860,6 +2989,14 @@ class Demo(TestCase):
         ]
         self.assertRows(demo_output, rows)
 
+    def test_gate_exits_with_3_unless_every_candidate_is_accepted(self):
+        self.assertEqual(demo_output("--gate"), (3, EXPECTED_TABLE, ""))  # B discloses archive
+        accepting = four_questions(policy={"must_abstain": ("region",)}, cases=dict(
+            four_questions()["cases"], owner=dict(CASES["owner"], restricted=())))
+        self.assertEqual(demo.gated(evaluate.report(accepting, summary=True)), 0)
+        undecided = four_questions(policy=None)
+        self.assertEqual(demo.gated(evaluate.report(undecided, summary=True)), 3)
+
     def test_help_prints_usage_and_succeeds(self):
         rows = [(("-h",), (0, USAGE, "")), (("--help",), (0, USAGE, ""))]
         self.assertRows(demo_output, rows)
@@ -2986,6 +3123,10 @@ class JsonReport(TestCase):
         tests = self.report("--summary")["summary"]["comparisons"][0]["paired_tests"]
         self.assertEqual({type(test[key]).__name__ for test in tests.values()
                           for key in ("p", "min_p", "mean", "standard_error")}, {"float"})
+
+    def test_the_decisions_are_keyed_by_candidate_as_well(self):
+        summary = self.report("--summary")["summary"]
+        self.assertEqual(summary["decisions"], {"B": summary["comparisons"][0]["decision"]})
 
     def test_by_default_the_report_holds_the_table_alone(self):
         result = evaluate.report(four_questions())
@@ -3164,6 +3305,9 @@ class DataFile(TestCase):
              "'systems', 'corpus', 'cases', 'runs', 'policy', 'manifests'), got (1, 2)"),
             (("no runs", {key: value for key, value in FIXTURE_AS_JSON.items() if key != "runs"}),
              "data: missing the key 'runs'"),
+            (("a misspelt case key", dict(FIXTURE_AS_JSON, cases=dict(CASES, launch=dict(
+                CASES["launch"], disputes={})))), "case 'launch': case[\"disputes\"]: unknown key; "
+             'did you mean "disputed"?'),
         ]
 
         def run(what, data):

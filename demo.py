@@ -3,21 +3,17 @@
     python demo.py                   the per-question table
     python demo.py --explain         the table, why each unsupported claim is unsupported,
                                      and the claims nobody has reviewed yet
-    python demo.py --summary         what changed from the baseline A to each candidate,
-                                     the averages, the paired tests and the decision
-    python demo.py --json            what the other options print, as one JSON document,
-                                     for programs
-    python demo.py --data FILE.json  any of these for your own data: a JSON object with
-                                     the keys "systems" (the baseline first), "corpus",
-                                     "cases", "runs" and, if you like, "k", "policy" and
-                                     "manifests", shaped like fixtures.py, with lists
-                                     where it has tuples
+    python demo.py --summary         one verdict per candidate, then what changed from the
+                                     baseline, the averages, the paired tests, the decisions
+    python demo.py --json            the report of the other options, as JSON for programs
+    python demo.py --gate            exit with status 3 unless every candidate is accepted
+    python demo.py --data FILE.json  any of these for your own data, shaped like fixtures.py
+                                     (see the README), with lists where it has tuples
 
-Options combine, in any order. Exit status: 0 when the report is printed; 1
-for a fault in the data, named on one line of standard error; 2 for an
-option it does not know; 74 when the report cannot be written (standard
-output closed or full), said on one line; 141 when the reader stops before
-all is written, as `| head` may, said nowhere.
+Options combine, in any order. Exit status: 0 when the report is printed; 1 for a fault
+in the data, named on one line of standard error; 2 for an option it does not know; 3
+with --gate when a candidate is not accepted; 74 when the report cannot be written,
+said on one line; 141 when the reader stops before all is written, as `| head` may.
 """
 import sys
 

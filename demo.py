@@ -60,7 +60,8 @@ def explain_lines(result):
                       if pair[1]]
             lines += [where + "expected claim %s not covered" % claim
                       for claim in found["uncovered"] or ()]
-            lines += [where + "restricted document %s disclosed" % doc for doc in found["disclosed"]]
+            lines += [where + "restricted document %s disclosed" % document
+                      for document in found["disclosed"]]
     lines += ["", "claims nobody has labelled, rejected or disputed: the next round of reviewing"]
     lines += ["%s | %s: claim %s citing %s" % (system, name, claim, ", ".join(cited) or "nothing")
               for system, name, claim, cited in result["review_queue"]] or ["none"]
@@ -214,8 +215,10 @@ def decision_lines(title, decided):
     when labels are disputed; the held ones counted per rule (the declared test shown
     whole); what was not checked; then the decision, under its plan."""
     strict, loose = decided["strict"], decided["lenient"]
-    lines = ["%s | broken %s %s (%s)%s" % (title, rule, subject, detail, "" if loose is None
-                                            else " [%s]" % ("both readings" if readings == "both" else readings + " reading only"))
+    marks = {"both": " [both readings]", "strict": " [strict reading only]",
+             "lenient": " [lenient reading only]"}
+    lines = ["%s | broken %s %s (%s)%s" % (title, rule, subject, detail,
+                                           "" if loose is None else marks[readings])
              for rule, subject, detail, readings in decided["findings"]]
     held = {}
     for rule, subject, detail in strict["held"]:

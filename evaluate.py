@@ -193,7 +193,7 @@ def tally(corpus, case, run, *, k=2):
     generated   claims in the answer; None when the run makes no answer
     supported   generated claims that are supported (None if generated or expected is)
     expected    claims labelled in "support"; None when the case labels no answer
-    covered     expected claims that a supported claim states (None likewise)
+    covered     expected claims among the supported ones (None likewise)
     disclosed   restricted documents in the top k or cited (a fact, not a score)
     """
     validate(corpus, case, run, k)
@@ -263,8 +263,9 @@ def _is_id(value):
 
 
 def _check_ids(value, field, known=(), documents=False):
-    """Check the shape "ids" (with documents, "documents"): IDs in `known`, the corpus's
-    keys, were checked before, so each ID is checked once."""
+    """Check the shape "ids" (with documents, "documents", each one in `known`). IDs in
+    `known`, the corpus's keys or the relevant documents, were checked before: each ID is
+    checked once."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
@@ -284,6 +285,8 @@ def _checked_fields(mapping, name, keys, corpus):
     in its order. A corpus of None checks documents as IDs alone."""
     if type(mapping) is not dict:
         raise _invalid(name, "expected a dict, got %s", mapping)
+    if not mapping.keys() <= keys.keys():  # a typo in a key, before the key it misses
+        _check_near_misses(mapping, name, tuple(keys))
     fields = {}
     for key, (needed, none_allowed, shape) in keys.items():
         field = '%s["%s"]' % (name, key)
@@ -295,7 +298,8 @@ def _checked_fields(mapping, name, keys, corpus):
         if value is None and none_allowed:
             continue
         if shape in ("labels", "sources"):
-            _check_labels(value, field, set(fields["relevant"]) if shape == "labels" else corpus)
+            _check_labels(value, field, corpus, set(fields["relevant"]) if shape == "labels"
+                          else None)
         elif shape == "claims":
             _check_claims(value, field, corpus)
         elif shape == "grades":
@@ -304,25 +308,25 @@ def _checked_fields(mapping, name, keys, corpus):
             _check_name(value, field)
         else:
             _check_ids(value, field, corpus or (), shape == "documents" and corpus is not None)
-    if len(mapping) > len(fields):
-        _check_near_misses(mapping, name, tuple(keys))
     return fields
 
 
-def _check_labels(labels, field, allowed):
-    """Check the shape "labels" (sources of `allowed`, the relevant documents) or "sources"
-    (of corpus documents; without a corpus, of any IDs)."""
+def _check_labels(labels, field, corpus, relevant):
+    """Check the shape "labels" (sources in the set `relevant`) or, with relevant None,
+    "sources" (corpus documents; without a corpus, any IDs)."""
     if type(labels) is not dict:
         raise _invalid(field, "expected a dict, got %s", labels)
     _check_ids(tuple(labels), field)
-    relevant = type(allowed) is set
     for claim_id, sources in labels.items():
         where = "%s[%r]" % (field, claim_id)  # a valid ID by now: short
-        _check_ids(sources, where, allowed or (), documents=allowed is not None and not relevant)
+        if relevant is None:
+            _check_ids(sources, where, corpus or (), documents=corpus is not None)
+        else:
+            _check_ids(sources, where, relevant)
         if not sources:
             raise _invalid(where, "expected at least one source, got %s", sources)
         for source in sources:
-            if relevant and source not in allowed:
+            if relevant is not None and source not in relevant:
                 raise _invalid(where, 'source %s is not in case["relevant"]', source)
 
 
@@ -386,7 +390,8 @@ def _check_disagreement(fields, support, optional, disputed):
             if claim_id in support and source not in fields["relevant"]:
                 raise _invalid(where, 'source %s is not in case["relevant"]', source)
     for claim_id in fields.get("rejected", ()):
-        if claim_id in support or claim_id in optional or claim_id in disputed:  # found unsupported by every document: it has no source
+        # Found unsupported by every document, a rejected claim can have no source.
+        if claim_id in support or claim_id in optional or claim_id in disputed:
             raise _invalid('case["rejected"]', 'claim %s has sources in case["support"], '
                            'case["optional"] or case["disputed"]', claim_id)
 
@@ -417,8 +422,9 @@ def _check_k(k):
 
 
 # ============================================================================
-# END OF THE CONTRACT OF ONE QUESTION. Every scoring rule is above this line.
-# What follows applies the same rules to many questions and compares systems.
+# END OF THE CONTRACT OF ONE QUESTION. Every rule of the six values is above
+# this line. What follows applies them to many questions, reads disputed
+# labels both ways, grades relevance, compares systems and decides.
 # ============================================================================
 
 # --- Many questions ---------------------------------------------------------

@@ -121,6 +121,14 @@ def step_aside(test=None):
 
 # --- Helpers ------------------------------------------------------------------
 
+def restore_fixture():
+    """Put back, in place, any part of fixtures.py that a scorer under test changed."""
+    for part, written in zip((CORPUS, CASES, RUNS), PRISTINE):
+        if part != written:
+            part.clear()
+            part.update(copy.deepcopy(written))
+
+
 def cut(text, limit=300):
     """Return text, shortened to `limit` characters."""
     return text if len(text) <= limit else text[:limit - 3] + "..."
@@ -133,6 +141,7 @@ class TestCase(unittest.TestCase):
     """
 
     def setUp(self):
+        restore_fixture()  # as written, whatever a scorer under test changed in it
         step_aside(self)
 
     def assertRows(self, function, rows):
@@ -277,8 +286,9 @@ class FixtureIsValid(TestCase):
         self.assertEqual(list(RUNS), list(CASES), "fixtures.py: RUNS and CASES name other cases")
 
     def test_each_run_is_valid_input(self):
+        corpus, cases, runs = copy.deepcopy(PRISTINE)  # as written, whatever a scorer changed
         message = message_of(evaluate._checked_systems, dict(  # the checks alone, no scoring
-            corpus=CORPUS, cases=CASES, runs=RUNS, systems=("A", "B"), k=2))
+            corpus=corpus, cases=cases, runs=runs, systems=("A", "B"), k=2))
         if message:  # it names the corpus, or the case, or the case and system
             self.fail("fixtures.py: " + message)
 
@@ -395,7 +405,8 @@ class WorkedChecks(TestCase):
         self.assertEqual(evaluate._scores(no_answer)["recall"], 1.0)  # retrieval still counts
 
     def test_every_ratio_is_a_float_and_abstention_a_bool(self):
-        for counts in (ROLLBACK_A, OWNER_A, NOTHING_BACK, REGION_A, REGION_B):
+        perfect = dict(ROLLBACK_A, hits=2, generated=2, supported=2, covered=2)  # 1.0, not 1
+        for counts in (ROLLBACK_A, OWNER_A, NOTHING_BACK, REGION_A, REGION_B, perfect):
             for metric, value in evaluate._scores(counts).items():
                 if value is not None:
                     self.assertIs(type(value), bool if metric == "abstention_correct" else float,
@@ -408,9 +419,10 @@ class WorkedChecks(TestCase):
             "monday", ("launch",), CASES["launch"]["support"], {"launch", "archive"}, CORPUS))
 
     def test_a_claim_without_a_citation_is_unsupported(self):
-        self.assertEqual(evaluate._unsupported_because(
-            "aurora", (), CASES["owner"]["support"], {"owners", "archive"}, CORPUS),
-            "no citation")
+        for claim_id in ("aurora", "guess"):  # labelled or not: no citation comes first
+            self.assertEqual(evaluate._unsupported_because(
+                claim_id, (), CASES["owner"]["support"], {"owners", "archive"}, CORPUS),
+                "no citation")
 
     def test_a_claim_nobody_labelled_is_unsupported(self):
         # launch B's second claim: no agreed label says which note could back it.
@@ -469,6 +481,10 @@ class WorkedChecks(TestCase):
         self.assertEqual(evaluate._disclosed(("archive",), ("owners", "archive"), claims, 1),
                          ("archive",))
         self.assertEqual(evaluate._disclosed(("launch", "archive"), (), claims, 1), ("archive",))
+
+    def test_disclosures_come_in_the_order_of_restricted(self):
+        self.assertEqual(evaluate._disclosed(("launch", "archive"), ("archive", "launch"), (), 2),
+                         ("launch", "archive"))
 
     # The tally: _counted().
 
@@ -633,16 +649,16 @@ class WorkedChecks(TestCase):
             function(*copies, **keywords)
             return copies == arguments
         corpus, cases, runs = PRISTINE
-        for name in FOUR:
-            for system in ("A", "B"):
-                arguments = (corpus, cases[name], runs[name][system])
-                for function in (evaluate.evaluate, evaluate.tally, evaluate.explain,
-                                 evaluate.ndcg):
-                    self.assertTrue(unchanged(function, *arguments, k=1),
-                                    "%s(%s, %s) changed its input" % (function.__name__, name,
-                                                                      system))
-            self.assertTrue(unchanged(evaluate.lenient, cases[name]), "lenient(%s)" % name)
-            self.assertTrue(unchanged(evaluate.validate, corpus, cases[name], runs[name]["A"], 2))
+        judged = dict(cases["launch"], optional={"extra": ("launch",)}, grades={"launch": 2})
+        questions = [(cases[name], runs[name][system]) for name in FOUR for system in "AB"]
+        questions += [(judged, runs["launch"]["B"]), (dict(cases["owner"], support=None),
+                                                      dict(runs["owner"]["A"], claims=None))]
+        for case, run in questions:
+            for function in (evaluate.evaluate, evaluate.tally, evaluate.explain, evaluate.ndcg):
+                self.assertTrue(unchanged(function, corpus, case, run, k=1),
+                                "%s() changed its input %s" % (function.__name__, cut(repr(case))))
+            self.assertTrue(unchanged(evaluate.lenient, case), "lenient() changed its input")
+            self.assertTrue(unchanged(evaluate.validate, corpus, case, run, 2))
 
 
 # The checks that run first, in this order: while one fails, the tests after it step aside.
@@ -1535,7 +1551,7 @@ class InputRules(TestCase):
                 result = evaluate.evaluate(**places[place](value))
             except EvaluationError:
                 return "rejected"
-            return "scored" if list(result) == list(evaluate._METRICS) else result
+            return "scored" if list(result) == list(evaluate._METRICS) else "keys out of order"
         outcomes = collections.Counter(outcome(place, value)
                                        for place in range(len(places)) for value in odd)
         # Eleven are valid: the texts "a" and "A", support of None (no labels),

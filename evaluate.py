@@ -164,11 +164,13 @@ def _counted(corpus, case, run, k):
     retrieved, claims = run["retrieved"], run["claims"]
     ranks = _hit_ranks(relevant, retrieved, k)
     judged = support is not None and claims is not None  # an answer, and labels to judge it
-    # A claim judged supported but not expected (case["optional"]) may be
-    # supported too; only expected claims cover anything.
-    labels = {**support, **case.get("optional", {})} if judged else {}
-    supported = [claim_id for claim_id, reason
-                 in _claim_reasons(corpus, labels, retrieved, claims or (), k) if reason is None]
+    reasons = []
+    if judged:
+        # A claim judged supported but not expected (case["optional"]) may be
+        # supported too; only expected claims cover anything.
+        labels = {**support, **case["optional"]} if "optional" in case else support
+        reasons = _claim_reasons(corpus, labels, retrieved, claims, k)
+    supported = [claim_id for claim_id, reason in reasons if reason is None]
     return {
         "relevant": len(relevant),
         "k": k,
@@ -246,6 +248,14 @@ def _invalid(field, template, *values):
     return EvaluationError(field + ": " + template % tuple(map(_shown, values)))
 
 
+def _check_keys(mapping, field):
+    """Check that every key of a dict is an exact str, before any key is looked up in it: a
+    str subclass could compare equal to another key, or raise when compared."""
+    for key in mapping:
+        if type(key) is not str:
+            raise _invalid(field, "expected keys that are str, got %s", key)
+
+
 def validate(corpus, case, run, k):
     """Check every input rule; return (relevant, support, retrieved, claims)."""
     _check_corpus(corpus, _MAX_IDS)
@@ -285,29 +295,33 @@ def _checked_fields(mapping, name, keys, corpus):
     in its order. A corpus of None checks documents as IDs alone."""
     if type(mapping) is not dict:
         raise _invalid(name, "expected a dict, got %s", mapping)
-    if not mapping.keys() <= keys.keys():  # a typo in a key, before the key it misses
-        _check_near_misses(mapping, name, tuple(keys))
+    _check_keys(mapping, name)
+    unknown = mapping.keys() - keys.keys()
+    if not unknown <= _FREE_KEYS[name]:  # a typo in a key, before the key it misses
+        _check_near_misses(unknown, name, keys)
     fields = {}
     for key, (needed, none_allowed, shape) in keys.items():
-        field = '%s["%s"]' % (name, key)
         if key not in mapping:
             if needed:
-                raise _invalid(field, "missing from %s", mapping)
+                raise _invalid('%s["%s"]' % (name, key), "missing from %s", mapping)
             continue
         value = fields[key] = mapping[key]
         if value is None and none_allowed:
             continue
-        if shape in ("labels", "sources"):
-            _check_labels(value, field, corpus, set(fields["relevant"]) if shape == "labels"
-                          else None)
+        field = '%s["%s"]' % (name, key)
+        if shape == "documents":
+            _check_ids(value, field, corpus or (), documents=corpus is not None)
         elif shape == "claims":
             _check_claims(value, field, corpus)
+        elif shape in ("labels", "sources"):
+            _check_labels(value, field, corpus, set(fields["relevant"]) if shape == "labels"
+                          else None)
+        elif shape == "ids":
+            _check_ids(value, field)
         elif shape == "grades":
             _check_grades(value, field, fields["relevant"])
-        elif shape == "name":
+        else:  # a name
             _check_name(value, field)
-        else:
-            _check_ids(value, field, corpus or (), shape == "documents" and corpus is not None)
     return fields
 
 
@@ -318,7 +332,7 @@ def _check_labels(labels, field, corpus, relevant):
         raise _invalid(field, "expected a dict, got %s", labels)
     _check_ids(tuple(labels), field)
     for claim_id, sources in labels.items():
-        where = "%s[%r]" % (field, claim_id)  # a valid ID by now: short
+        where = "%s['%s']" % (field, claim_id)  # a valid ID by now: short
         if relevant is None:
             _check_ids(sources, where, corpus or (), documents=corpus is not None)
         else:
@@ -366,7 +380,9 @@ def _checked_case(case, corpus):
     if relevant and not support:
         raise _invalid('case["support"]', 'expected claims for case["relevant"] %s, got %s',
                        relevant, support)
-    _check_disagreement(fields, support, fields.get("optional", {}), fields.get("disputed", {}))
+    if "optional" in fields or "disputed" in fields or "rejected" in fields:
+        _check_disagreement(fields, support, fields.get("optional", {}),
+                            fields.get("disputed", {}))
     for doc_id in fields.get("restricted", ()):
         if doc_id in relevant:  # what the asker may not see cannot be their evidence
             raise _invalid('case["restricted"]', 'document %s is in case["relevant"]', doc_id)
@@ -382,7 +398,7 @@ def _check_disagreement(fields, support, optional, disputed):
             raise _invalid('case["optional"]', 'claim %s is also in case["support"]', claim_id)
     for claim_id, sources in disputed.items():
         agreed = support.get(claim_id) or optional.get(claim_id, ())
-        where = 'case["disputed"][%r]' % (claim_id,)
+        where = 'case["disputed"][\'%s\']' % claim_id
         for source in sources:
             if source in agreed:  # a label is agreed or disputed, not both
                 raise _invalid(where, 'source %s is also in case["support"] or case["optional"]',
@@ -449,6 +465,7 @@ def _checked_systems(corpus, cases, runs, systems, k):
     for part, value in (("cases", cases), ("runs", runs)):
         if type(value) is not dict:
             raise _invalid(part, "expected a dict, got %s", value)
+        _check_keys(value, part)
     for name in runs:
         if name not in cases:
             raise _invalid("runs", "no case named %s", name)
@@ -465,6 +482,7 @@ def _checked_systems(corpus, cases, runs, systems, k):
                 if type(runs[name]) is not dict:
                     raise _invalid("runs[%s]" % _shown(name), "expected a dict, got %s",
                                    runs[name])
+                _check_keys(runs[name], "runs[%s]" % _shown(name))
                 if system not in runs[name]:
                     raise EvaluationError("missing from runs[%s]" % _shown(name))
                 _checked_fields(runs[name][system], "run", _RUN_KEYS, corpus)
@@ -559,12 +577,14 @@ def _ndcg(case, retrieved, k):
 def _check_grades(grades, field, relevant):
     """Check the shape "grades": each relevant document, and only those, to an int from
     1 to 100."""
+    if type(grades) is dict:
+        _check_keys(grades, field)
     if type(grades) is not dict or set(grades) != set(relevant):
         raise _invalid(field, 'expected a grade for each document of case["relevant"] %s, '
                        "got %s", relevant, grades)
     for doc_id, grade in grades.items():
         if type(grade) is not int or not 1 <= grade <= 100:
-            raise _invalid("%s[%r]" % (field, doc_id), "expected an int from 1 to 100, got %s",
+            raise _invalid("%s['%s']" % (field, doc_id), "expected an int from 1 to 100, got %s",
                            grade)
 
 
@@ -749,6 +769,7 @@ def _check_policy_rules(policy, answerable):
     rules = str(tuple(_RULES))  # named in full in messages, never cut
     if type(policy) is not dict:
         raise _invalid("policy", "expected a dict, got %s", policy)
+    _check_keys(policy, "policy")
     for key in policy:
         if key not in _RULES and key not in _SETTINGS:
             raise _invalid("policy", "unknown rule %s; the rules are " + rules, key)
@@ -780,24 +801,28 @@ def _check_rule(kind, value, field, answerable):
                                if answerable[name] is False else "%s is answerable; only an "
                                "unanswerable question must be abstained on", name)
     elif kind.endswith("per slice"):
+        if type(value) is dict:
+            _check_keys(value, field)
         if type(value) is not dict or not value or not set(value) <= set(_SLICES):
             raise _invalid(field, "expected a dict with one or both of the keys %s, got %s",
                            _SLICES, value)
         for part, allowed in value.items():
             if kind == "a number per slice":
-                _check_number(allowed, "%s[%r]" % (field, part), 0, 1)
-            elif type(allowed) is not int or allowed < 0:
-                raise _invalid("%s[%r]" % (field, part), "expected an int of at least 0, got %s",
-                               allowed)
+                _check_number(allowed, "%s['%s']" % (field, part), 0, 1)
+            elif type(allowed) is not int or not 0 <= allowed <= 10 ** 9:
+                raise _invalid("%s['%s']" % (field, part), "expected an int from 0 to "
+                               "1000000000, got %s", allowed)
     elif kind == "a metric and an alpha":
+        if type(value) is dict:
+            _check_keys(value, field)
         if type(value) is not dict or set(value) != {"metric", "alpha"}:
             raise _invalid(field, 'expected a dict with the keys "metric" and "alpha", got %s',
                            value)
-        if value["metric"] not in _COMPARED + ("ndcg",):
+        if type(value["metric"]) is not str or value["metric"] not in _COMPARED + ("ndcg",):
             raise _invalid(field + '["metric"]', "expected one of %s, got %s",
                            _COMPARED + ("ndcg",), value["metric"])
         _check_number(value["alpha"], field + '["alpha"]', 0, 0.5, above_low=True)
-    elif kind == "a plan" and value not in _PLANS:
+    elif kind == "a plan" and (type(value) is not str or value not in _PLANS):
         raise _invalid(field, "expected one of %s, got %s", _PLANS, value)
     elif kind == "a number from 0 to 1":
         _check_number(value, field, 0, 1)
@@ -900,6 +925,7 @@ def paired_test(before, after, *, groups=None):
             continue  # each question is a group of its own
         if type(value) is not dict:
             raise _invalid(field, "expected a dict by question name, got %s", value)
+        _check_keys(value, field)
         if value.keys() != before.keys():
             raise _invalid(field, "expected the questions of before %s, got %s", tuple(before),
                            tuple(value))
@@ -968,7 +994,10 @@ def _paired(before, after, groups=None):
     if not differences:
         mean = None
     elif units is None:  # a unit too fine to sum in: the floats' mean, a few units off
-        mean = fsum(float(difference) for difference in nonzero) / len(differences)
+        try:
+            mean = fsum(float(difference) for difference in nonzero) / len(differences)
+        except OverflowError:  # beyond the largest float: an infinity
+            mean = float("inf") if sum(nonzero) > 0 else float("-inf")
     else:  # exact, rounded once; beyond the largest float, an infinity
         exact_mean = Fraction(sum(units[0]), units[1]) / len(differences)
         mean = float(exact_mean) if abs(exact_mean) <= _LARGEST_FLOAT else (
@@ -1027,9 +1056,10 @@ def _sign_flip_p(differences):
         if m * (limit + 1) * -(-m // 1000) <= _MAX_COUNTING_STEPS:
             return Fraction(2 * _counted_subsets(sizes, limit), 2 ** m), "exact", units
         floats, observed = [size / max(sizes) for size in sizes], observed / max(sizes)
-    else:
-        floats = [abs(float(difference)) for difference in differences]
-        observed = abs(fsum(float(difference) for difference in differences))
+    else:  # each over the largest: no float overflows, however large the values
+        largest = max(abs(difference) for difference in differences)
+        signed = [float(difference / largest) for difference in differences]
+        floats, observed = [abs(value) for value in signed], abs(fsum(signed))
     # Neither fits in about a second: sample. The observed assignment counts
     # as one draw, so p is never 0.
     return Fraction(1 + _sampled_count(floats, observed), 1 + _SAMPLES), "sampled", units
@@ -1105,6 +1135,8 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     scores, counts, nDCG and lenient reading; with explain, explain() of each and the
     claims nobody has reviewed; with summary, slices, comparisons and decisions. The
     first system is the baseline; each other one is a candidate."""
+    if type(source) is not str:
+        raise _invalid("source", "expected a str, got %s", source)
     data = _checked_data(data)
     corpus, cases, k, systems = data["corpus"], data["cases"], data["k"], data["systems"]
     checked = _checked_systems(corpus, cases, data["runs"], systems, k)
@@ -1122,6 +1154,10 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
                                        for name, case, run in checked[system]}
                               for system in systems}
     graded = any("grades" in case for case in cases.values())
+    if data["policy"] and data["policy"].get("significance", {}).get("metric") == "ndcg" \
+            and not graded:
+        raise _invalid('policy["significance"]["metric"]', "expected a metric the data "
+                       "measures, got %s: no case has grades", "ndcg")
     ndcgs = {system: {name: _ndcg(case, run["retrieved"], k) if graded else None
                       for name, case, run in checked[system]} for system in systems}
     rows = [{"case": name, "answerable": bool(case["relevant"]), "systems": {}}
@@ -1469,6 +1505,7 @@ def _checked_data(data):
     """
     if type(data) is not dict:
         raise _invalid("data", "expected an object with the keys %s, got %s", _DATA_KEYS, data)
+    _check_keys(data, "data")
     for key in data:
         if key not in _DATA_KEYS:  # a misspelt "policy" must not pass unseen
             raise _invalid("data", "unknown key %s; the keys are %s", key, _DATA_KEYS)
@@ -1496,6 +1533,8 @@ def _check_manifests(manifests, systems):
     """Check that manifests gives each system an object of strings, and that the fields
     in _HELD_CONSTANT are the same for all (a field left out is None): runs on another
     corpus, other questions, permissions or rubric are no comparison of the systems."""
+    if type(manifests) is dict:
+        _check_keys(manifests, "manifests")
     if type(manifests) is not dict or set(manifests) != set(systems):
         raise _invalid("manifests", "expected an object with the keys %s, got %s",
                        systems, manifests)
@@ -1503,6 +1542,7 @@ def _check_manifests(manifests, systems):
         field = "manifests[%s]" % _shown(system)
         if type(manifests[system]) is not dict:
             raise _invalid(field, "expected an object of strings, got %s", manifests[system])
+        _check_keys(manifests[system], field)
         for key, value in manifests[system].items():
             _check_name(key, field)  # printed as it is, so it follows the rule of names
             if type(value) is not str:
@@ -1519,20 +1559,20 @@ def _check_manifests(manifests, systems):
 
 # --- Helpers for messages: a typo in a key, a value shown ----------------
 
-def _check_near_misses(mapping, name, known):
-    """Check that no other key of a dict is a typo of a known key: the same but for
-    case, or one or two letters added, left out or changed."""
-    for key in mapping:
-        if type(key) is str and key not in known and key.isascii() and key.isprintable():
-            if (key, known) not in _NEAR_MISSES:
-                _NEAR_MISSES[key, known] = next((name for name in known
-                                                 if _edits(key.lower(), name) <= 2), None)
-            if _NEAR_MISSES[key, known]:
+def _check_near_misses(unknown, name, keys):
+    """Check that no key of the dict `name` that its table does not know is a typo of one
+    it knows: the same but for case, or one or two letters added, left out or changed."""
+    for key in unknown:
+        if type(key) is str and key.isascii() and key.isprintable():
+            typo_of = next((known for known in keys if _edits(key.lower(), known) <= 2), None)
+            if typo_of:
                 raise _invalid('%s["%s"]' % (name, key), 'unknown key; did you mean "%s"?'
-                               % _NEAR_MISSES[key, known])
+                               % typo_of)
+        if len(_FREE_KEYS[name]) < 1000:  # a bound, whatever the keys of a file
+            _FREE_KEYS[name].add(key)
 
 
-_NEAR_MISSES = {}  # (key, known keys): the known key it is a typo of, or None; found once
+_FREE_KEYS = {"case": set(), "run": set()}  # keys found to be no typo, so checked once
 
 
 def _edits(word, target):
@@ -1574,8 +1614,8 @@ def _repr_start(value, room):
     if kind is int and value.bit_length() > 10000:  # repr would take long, or refuse
         return "<int of %d bits>" % value.bit_length()
     if kind not in _BRACKETS or not value:
-        try:
-            return ascii(value)
+        try:  # any newline of a repr escaped too: a message stays one line
+            return ascii(value).replace("\n", "\\n").replace("\r", "\\r")
         except Exception:  # a broken __repr__ must not escape as another error
             return "<%s with a broken repr>" % kind.__name__
     opening, closing = _BRACKETS[kind]

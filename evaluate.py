@@ -296,13 +296,11 @@ def _checked_fields(mapping, name, keys, corpus):
     if type(mapping) is not dict:
         raise _invalid(name, "expected a dict, got %s", mapping)
     _check_keys(mapping, name)
-    unknown = mapping.keys() - keys.keys()
-    if not unknown <= _FREE_KEYS[name]:  # a typo in a key, before the key it misses
-        _check_near_misses(unknown, name, keys)
     fields = {}
     for key, (needed, none_allowed, shape) in keys.items():
         if key not in mapping:
-            if needed:
+            if needed:  # a typo in a key is named first, before the key it misses
+                _check_near_misses(mapping, name, keys)
                 raise _invalid('%s["%s"]' % (name, key), "missing from %s", mapping)
             continue
         value = fields[key] = mapping[key]
@@ -322,6 +320,8 @@ def _checked_fields(mapping, name, keys, corpus):
             _check_grades(value, field, fields["relevant"])
         else:  # a name
             _check_name(value, field)
+    if len(mapping) > len(fields):  # keys the table does not know: free keys, or typos
+        _check_near_misses(mapping, name, keys)
     return fields
 
 
@@ -1559,11 +1559,13 @@ def _check_manifests(manifests, systems):
 
 # --- Helpers for messages: a typo in a key, a value shown ----------------
 
-def _check_near_misses(unknown, name, keys):
+def _check_near_misses(mapping, name, keys):
     """Check that no key of the dict `name` that its table does not know is a typo of one
     it knows: the same but for case, or one or two letters added, left out or changed."""
-    for key in unknown:
-        if type(key) is str and key.isascii() and key.isprintable():
+    for key in mapping:
+        if key in keys or key in _FREE_KEYS[name]:
+            continue
+        if key.isascii() and key.isprintable():
             typo_of = next((known for known in keys if _edits(key.lower(), known) <= 2), None)
             if typo_of:
                 raise _invalid('%s["%s"]' % (name, key), 'unknown key; did you mean "%s"?'

@@ -1272,10 +1272,10 @@ def load_data(path):
 
     Every fault raises EvaluationError: a path that is no path (a str,
     bytes or os.PathLike), a file that cannot be read or holds more than
-    100 MB, text that is not UTF-8 or not JSON (with its line and column), a
-    number JSON does not have (NaN, Infinity) or of more than 100 digits,
-    nesting more than 64 deep, a key repeated in one object, and any rule of
-    the contract.
+    100 MB, text that is not UTF-8 or not JSON, a number JSON does not have
+    (NaN, Infinity) or of more than 100 digits, nesting more than 64 deep, a
+    key repeated in one object (each with its line and column), and any
+    rule of the contract.
     """
     import gc
     import json  # only this path reads JSON
@@ -1310,31 +1310,36 @@ def load_data(path):
         message, pattern = error.args
         raise EvaluationError("is not valid JSON: %s (%s)" % (
             message, _place(text, _first_outside_strings(text, pattern)))) from None
+    except _RepeatedKey:
+        key, index = _repeated_key(text)
+        raise EvaluationError("data: repeated key %s in one object (%s)"
+                              % (_shown(key), _place(text, index))) from None
     finally:
         gc.enable()
     return _checked_data(data)
 
 
 class _NotJSON(Exception):
-    """A number that JSON's grammar lets through but a data file may not hold: (message,
-    a pattern that finds it again in the text)."""
+    """A number a data file may not hold: (message, a pattern that finds it in the text)."""
+
+
+class _RepeatedKey(Exception):
+    """A key repeated in one object, which JSON would drop silently: found again in the text."""
 
 
 def _one_value_per_key(pairs):
     """Return an object's pairs as a dict; a repeated key is a fault."""
     result = dict(pairs)
-    if len(result) < len(pairs):  # JSON would keep the last one silently
-        keys = [key for key, value in pairs]
-        raise _invalid("data", "repeated key %s in one object",
-                       next(key for index, key in enumerate(keys) if key in keys[:index]))
+    if len(result) < len(pairs):
+        raise _RepeatedKey
     return result
 
 
 def _whole_number(text):
     """Return a JSON integer as an int, if it has at most 100 digits."""
-    if len(text.lstrip("-")) > _MAX_DIGITS:
+    if len(text.lstrip("-")) > _MAX_DIGITS:  # the pattern starts at a number's first digit
         raise _NotJSON("an integer of more than %d digits" % _MAX_DIGITS,
-                       r"-?\d{%d,}" % (_MAX_DIGITS + 1))
+                       r"(?<![\w.+-])-?[0-9]{%d,}" % (_MAX_DIGITS + 1))
     return int(text)
 
 
@@ -1343,13 +1348,38 @@ def _no_constant(name):
     raise _NotJSON("%s is not a JSON number" % name, "-?" + name.lstrip("-"))
 
 
+def _strings_and(text, pattern):
+    """Return an iterator of the strings in text (group 1 is the ':' after a key) and of the
+    matches of pattern outside them."""
+    import re
+    plain = text.replace("\\\\", "__").replace('\\"', "__")  # each " left opens or closes a string
+    return re.finditer(r'"[^"]*"(\s*:)?|' + pattern, plain)
+
+
 def _first_outside_strings(text, pattern):
     """Return where the first match of pattern outside a JSON string starts, or 0."""
-    import re
-    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|' + pattern, text):
+    for match in _strings_and(text, pattern):
         if not match.group().startswith('"'):
             return match.start()
     return 0
+
+
+def _repeated_key(text):
+    """Return the first key of text repeated in one object, and where it starts; or (None, 0)."""
+    import json
+    objects = []  # the keys of each object open at this point
+    for match in _strings_and(text, "[{}]"):
+        if match.group() == "{":
+            objects.append(set())
+        elif match.group() == "}":
+            objects.pop()
+        elif match.group(1):  # a key, read as JSON reads it
+            key = text[match.start() + 1:match.start(1) - 1]
+            key = json.loads('"%s"' % key) if "\\" in key else key
+            if key in objects[-1]:
+                return key, match.start()
+            objects[-1].add(key)
+    return None, 0
 
 
 def _place(text, index):
@@ -1360,17 +1390,16 @@ def _place(text, index):
 
 
 def _as_tuples(value, depth=0):
-    """Return value with every list, at any depth, turned into a tuple."""
-    if type(value) in (list, dict):
-        depth += 1
-        if depth > _MAX_DEPTH:
-            raise EvaluationError("is nested more than %d deep" % _MAX_DEPTH)
-    if type(value) is list:  # (a str, the commonest item, is left as it is at once)
-        return tuple([item if type(item) is str else _as_tuples(item, depth) for item in value])
-    if type(value) is dict:
-        return {key: item if type(item) is str else _as_tuples(item, depth)
-                for key, item in value.items()}
-    return value
+    """Return value with every list, at any depth, turned into a tuple. The lists and dicts
+    are the parser's, fresh: each is changed in place, so that no file is held twice."""
+    if type(value) not in (list, dict):
+        return value
+    if depth == _MAX_DEPTH:
+        raise EvaluationError("is nested more than %d deep" % _MAX_DEPTH)
+    for key, item in enumerate(value) if type(value) is list else value.items():
+        if type(item) is not str:  # (a str, the commonest item, is left as it is at once)
+            value[key] = _as_tuples(item, depth + 1)
+    return tuple(value) if type(value) is list else value
 
 
 def _checked_data(data):

@@ -3033,7 +3033,8 @@ class DataFile(TestCase):
             (("an ID the contract does not allow", dict(FIXTURE_AS_JSON, corpus=dict(
                 CORPUS, **{"6669150": "A passage."}))),
              "corpus: invalid ID '6669150'" + ID_RULE),
-            (("a repeated key", '{"a": 1, "k": 2, "k": 3}'), "data: repeated key 'k' in one object"),
+            (("a repeated key", '{"a": 1, "k": 2, "k": 3}'),
+             "data: repeated key 'k' in one object (line 1, column 18)"),
             (("arrays nested too deeply", "[" * 100000 + "]" * 100000), "is nested more than 64 deep"),
             (("a misspelt key", dict(FIXTURE_AS_JSON, polcy=POLICY)),
              "data: unknown key 'polcy'; the keys are ('k', 'systems', 'corpus', 'cases', "

@@ -1258,48 +1258,88 @@ def _deciding_questions(strict, loose, tallies, systems):
 # load_data() reads a JSON file that mirrors fixtures.py, for demo.py --data
 # or your own code. JSON has arrays where the contract has tuples; they are
 # read as tuples at that one boundary, and everything else is checked
-# exactly as above.
+# exactly as above. The caps keep any file within 30 s and 1 GB on CPython 3.8.
 
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy", "manifests")
 _HELD_CONSTANT = ("corpus", "questions", "permissions", "rubric")
-_MAX_FILE_BYTES = 100 * 10 ** 6  # read no further: memory stays bounded, whatever the file
-_MAX_DEPTH = 64                  # arrays and objects within one another, on every CPython
-_MAX_DIGITS = 100                # in one integer: Python refuses to read ints of over 4,300
+_MAX_FILE_BYTES = 30 * 10 ** 6  # read no further: memory stays bounded, whatever the file
+_MAX_VALUES = 3 * 10 ** 6       # [, { and , outside strings: about the values JSON makes
+_MAX_SYSTEMS = 1000             # and the baseline among them
+_MAX_ROWS = 150000              # questions times systems: 75,000 questions of two systems
+_MAX_DEPTH = 64                 # arrays and objects within one another, on every CPython
+_MAX_DIGITS = 100               # in one integer: Python refuses to read ints of over 4,300
 
 
 def load_data(path):
     """Return the checked parts of a JSON data file, its arrays read as tuples.
 
-    Every fault raises EvaluationError: a path that is no path (a str,
-    bytes or os.PathLike), a file that cannot be read or holds more than
-    100 MB, text that is not UTF-8 or not JSON, a number JSON does not have
-    (NaN, Infinity) or of more than 100 digits, nesting more than 64 deep, a
-    key repeated in one object (each with its line and column), and any
-    rule of the contract.
+    Every fault raises EvaluationError: a path that is no path (a str, bytes
+    or os.PathLike), a file that is not regular, cannot be read, changes as
+    it is read or holds more than the caps above, text that is not UTF-8 or
+    not JSON, NaN or Infinity, an integer of over 100 digits, nesting over
+    64 deep, a key repeated in one object (each with its line and column),
+    and any rule of the contract.
     """
-    import gc
-    import json  # only this path reads JSON
     import os
     if not isinstance(path, (str, bytes, os.PathLike)):  # open(1) would take over standard output
         raise _invalid("path", "expected the path of a file, got %s", path)
-    try:
-        with open(path, "rb") as file:
-            raw = file.read(_MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise EvaluationError("cannot be read: %s" % (error.strerror or error)) from None
-    if len(raw) > _MAX_FILE_BYTES:
-        raise EvaluationError("holds more than %d bytes, the most a data file may hold"
-                              % _MAX_FILE_BYTES)
+    raw = _read(path)
+    if _values(raw) > _MAX_VALUES:  # before JSON makes a Python object of each
+        raise EvaluationError("holds more than %d JSON values ([, { and , outside strings), "
+                              "the most a data file may hold" % _MAX_VALUES)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise EvaluationError("is not UTF-8 text: %s at %s"
                               % (error.reason, _place(raw, error.start))) from None
+    del raw  # the text alone is read from here on
+    return _checked_data(_parsed(text))
+
+
+def _read(path):
+    """Return the bytes of the regular file at path, if they did not change as they were read."""
+    import os
+    import stat
+    at_once = getattr(os, "O_NONBLOCK", 0)  # opened for reading, a FIFO would wait for a writer
+    try:
+        before = os.stat(path)
+        if stat.S_ISREG(before.st_mode):  # then the file opened, which may be another one
+            with open(path, "rb", opener=lambda name, mode: os.open(name, mode | at_once)) as file:
+                before = os.fstat(file.fileno())
+                raw = b"" if before.st_size > _MAX_FILE_BYTES or not stat.S_ISREG(
+                    before.st_mode) else file.read(_MAX_FILE_BYTES + 1)
+                after = os.fstat(file.fileno())
+    except OSError as error:
+        raise EvaluationError("cannot be read: %s" % (error.strerror or error)) from None
+    if not stat.S_ISREG(before.st_mode):
+        raise EvaluationError("is not a regular file (a FIFO, a socket or a device)")
+    if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns):
+        raise EvaluationError("changed while it was read; write it elsewhere, then rename it")
+    if max(before.st_size, len(raw)) > _MAX_FILE_BYTES:
+        raise EvaluationError("holds more than %d bytes, the most a data file may hold"
+                              % _MAX_FILE_BYTES)
+    return raw
+
+
+def _values(raw):
+    """Return about how many values JSON would make of raw: its [, { and , outside strings."""
+    import re
+    marks = raw.replace(b"\\\\", b"").replace(b'\\"', b"")  # each " left opens or closes a string
+    marks = marks.translate(None, bytes(set(range(256)) - set(b'"[{,')))  # keep " [ { , alone
+    marks = marks.replace(b'""', b"")  # two quotes side by side enclose no mark: drop them
+    inside = sum(match.end() - match.start() - 2 for match in re.finditer(rb'"[^"]*"', marks))
+    return len(marks) - marks.count(b'"') - inside
+
+
+def _parsed(text):
+    """Return the JSON value of text, with every array a tuple."""
+    import gc
+    import json  # only this path reads JSON
     # A large file makes a million objects and no cycle among them: the
     # garbage collector would only scan them, again and again, as they come.
     gc.disable()
     try:
-        data = _as_tuples(json.loads(text, object_pairs_hook=_one_value_per_key,
+        return _as_tuples(json.loads(text, object_pairs_hook=_one_value_per_key,
                                      parse_int=_whole_number, parse_constant=_no_constant))
     except RecursionError:  # nested deeper than this CPython's parser goes
         raise EvaluationError("is nested more than %d deep" % _MAX_DEPTH) from None
@@ -1316,7 +1356,6 @@ def load_data(path):
                               % (_shown(key), _place(text, index))) from None
     finally:
         gc.enable()
-    return _checked_data(data)
 
 
 class _NotJSON(Exception):
@@ -1420,6 +1459,11 @@ def _checked_data(data):
     if type(systems) is not tuple or len(systems) < 2:
         raise _invalid("systems", "expected a tuple of two or more names, the baseline first, "
                        "got %s", systems)
+    if len(systems) > _MAX_SYSTEMS:
+        raise _invalid("systems", "expected at most %s names, got %s", _MAX_SYSTEMS, len(systems))
+    if type(data["cases"]) is dict and len(data["cases"]) * len(systems) > _MAX_ROWS:
+        raise _invalid("cases", "expected at most %s questions of %s systems (%s rows), got %s",
+                       _MAX_ROWS // len(systems), len(systems), _MAX_ROWS, len(data["cases"]))
     for system in systems:
         _check_name(system, "systems")
     if len(set(systems)) < len(systems):

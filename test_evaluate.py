@@ -2381,7 +2381,7 @@ class PairedTest(TestCase):
                           evaluate._MAX_UNIT_BITS),
                          (36, 22 * 10 ** 6, 12000, 100, 10 ** 6, 64, 2200))
         self.assertEqual((evaluate._MAX_FILE_BYTES, evaluate._MAX_DEPTH, evaluate._MAX_DIGITS
-                          ), (100 * 10 ** 6, 64, 100))
+                          ), (30 * 10 ** 6, 64, 100))
 
     def test_each_way_of_finding_p_applies_where_it_fits(self):
         # Differences 0.5, 1 and -0.5 are 1, 2 and -1 in halves: the observed sum is 2 of a

@@ -278,9 +278,9 @@ def main(arguments=None):
     def interrupted(signum, frame):  # the first Ctrl-C stops the run; any more are ignored
         signal.signal(signal.SIGINT, lambda *ignored: None)
         raise KeyboardInterrupt
-    if arguments is None:  # as a program: a caller in Python keeps its own Ctrl-C
-        signal.signal(signal.SIGINT, interrupted)
     try:
+        if arguments is None:  # as a program: a caller in Python keeps its own Ctrl-C
+            signal.signal(signal.SIGINT, interrupted)
         arguments = sys.argv[1:] if arguments is None else arguments
         if arguments in (["-h"], ["--help"]):
             return write(USAGE + "\n")

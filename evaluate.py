@@ -1306,8 +1306,9 @@ def _read(path):
         if stat.S_ISREG(before.st_mode):  # then the file opened, which may be another one
             with open(path, "rb", opener=lambda name, mode: os.open(name, mode | at_once)) as file:
                 before = os.fstat(file.fileno())
-                raw = b"" if before.st_size > _MAX_FILE_BYTES or not stat.S_ISREG(
-                    before.st_mode) else file.read(_MAX_FILE_BYTES + 1)
+                raw = b""  # nothing is read of a file too large, or not regular after all
+                if before.st_size <= _MAX_FILE_BYTES and stat.S_ISREG(before.st_mode):
+                    raw = file.read(_MAX_FILE_BYTES + 1)
                 after = os.fstat(file.fileno())
     except OSError as error:
         raise EvaluationError("cannot be read: %s" % (error.strerror or error)) from None

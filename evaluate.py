@@ -1309,9 +1309,8 @@ def _read(path):
                 before = os.fstat(file.fileno())
                 # A write changes st_mtime_ns as it begins: one begun before this has ended
                 # within 2 ns a byte (500 MB/s); one begun after it shows in `after`.
-                settled = 2 * before.st_size
-                time.sleep(max(0, min(settled, before.st_mtime_ns + settled - time.time_ns()))
-                           / 10 ** 9)
+                span = 2 * before.st_size  # ns
+                time.sleep(max(0, min(span, before.st_mtime_ns + span - time.time_ns())) / 1e9)
                 raw = b""  # nothing is read of a file too large, or not regular after all
                 if before.st_size <= _MAX_FILE_BYTES and stat.S_ISREG(before.st_mode):
                     raw = file.read(_MAX_FILE_BYTES + 1)

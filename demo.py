@@ -11,9 +11,10 @@
                                      (see the README), with lists where it has tuples
 
 Options combine, in any order. Exit status: 0 when the report is printed; 1 for a fault
-in the data, named on one line of standard error; 2 for an option it does not know; 3
-with --gate when a candidate is not accepted; 74 when the report cannot be written,
-said on one line; 141 when the reader stops before all is written, as `| head` may.
+in the data, 2 for an option it does not know, 130 when interrupted (Ctrl-C), each said
+on one line of standard error; 3 with --gate when a candidate is not accepted; 74 when
+output cannot be written (closed or full), said once where it can be; 141 when the
+reader stops before all is written, as `| head` may, said nowhere.
 """
 import sys
 
@@ -284,50 +285,60 @@ def gated(result):
 
 
 def main(arguments=None):
-    """Score every recorded run; print the report the options ask for."""
-    arguments = sys.argv[1:] if arguments is None else arguments
-    if arguments in (["-h"], ["--help"]):
-        print(USAGE)
-        return 0
-    if parsed(arguments) is None:
-        print(USAGE, file=sys.stderr)
-        return 2
-    options, path = parsed(arguments)
-    source = "fixtures.py" if path is None else path
+    """Score every recorded run; print the report the options ask for; return the exit status."""
+    import signal
+
+    def interrupted(signum, frame):  # the first Ctrl-C stops the run; any more are ignored
+        signal.signal(signal.SIGINT, lambda *ignored: None)
+        raise KeyboardInterrupt
     try:
-        data = fixture_data() if path is None else load_data(path)
-        result = report(data, summary="--summary" in options or "--gate" in options,
-                        explain="--explain" in options, source=source)
-    except EvaluationError as error:  # a fault in the data: say where, without a traceback
-        print("%s: %s" % (source, error), file=sys.stderr)
-        return 1
-    gate = 0 if "--gate" not in options else gated(result)
-    if "--summary" not in options:
-        result["summary"] = None  # computed for the gate alone
-    return write(rendered(result, options) + "\n") or gate
+        if arguments is None:  # as a program: a caller in Python keeps its own Ctrl-C
+            signal.signal(signal.SIGINT, interrupted)
+        arguments = sys.argv[1:] if arguments is None else arguments
+        if arguments in (["-h"], ["--help"]):
+            return write(USAGE + "\n")
+        if parsed(arguments) is None:
+            return write(USAGE + "\n", "stderr") or 2
+        options, path = parsed(arguments)
+        source = "fixtures.py" if path is None else path if (  # no look-alike, no escape
+            path.isascii() and path.isprintable()) else ascii(path)
+        try:
+            data = fixture_data() if path is None else load_data(path)
+            result = report(data, summary="--summary" in options or "--gate" in options,
+                            explain="--explain" in options, source=source)
+        except EvaluationError as error:  # a fault in the data: say where, without a traceback
+            return write("%s: %s\n" % (source, error), "stderr") or 1
+        gate = 0 if "--gate" not in options else gated(result)
+        if "--summary" not in options:
+            result["summary"] = None  # computed for the gate alone
+        return write(rendered(result, options) + "\n") or gate
+    except KeyboardInterrupt:
+        write("demo.py: interrupted\n", "stderr")
+        return 130
 
 
-def write(text):
-    """Write the report to standard output; return the exit status."""
-    import os
+def write(text, stream="stdout"):
+    """Write text to standard output (or "stderr"); return the exit status."""
+    import select
+    output = getattr(sys, stream)
     try:
-        if sys.stdout is None:  # started with standard output closed
+        if output is None:  # started with it closed
             raise OSError("standard output is closed")
-        if not hasattr(sys.stdout, "buffer"):  # a stream made in Python, as a test's
-            sys.stdout.write(text)
+        if not hasattr(output, "buffer"):  # a stream made in Python, as a test's
+            output.write(text)
         else:  # in ASCII, whatever the terminal: a path may hold any character
+            output.flush()
+            raw = getattr(output.buffer, "raw", output.buffer)  # each write says what it took
             data = memoryview(text.encode("ascii", "backslashreplace"))
-            while data:  # unbuffered (python -u), one write may take only a part
-                data = data[sys.stdout.buffer.write(data) or 0:]
-        sys.stdout.flush()
-    except BrokenPipeError:  # the reader stopped early, as `| head` does: nothing to report
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
-        return 141
-    except OSError as error:  # closed or full: say so once, without a traceback
-        if sys.stdout is not None:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        print("demo.py: cannot write the report: %s" % (error.strerror or error), file=sys.stderr)
-        return 74
+            while data:
+                taken = raw.write(data)
+                if taken is None:  # non-blocking and full for now: wait until it takes more
+                    select.select([], [raw], [])
+                data = data[taken or 0:]
+    except OSError as error:  # closed, full or stopped: at most one line says so
+        if stream == "stdout" and not isinstance(error, BrokenPipeError):
+            write("demo.py: cannot write the report: %s\n" % (error.strerror or error), "stderr")
+        return 141 if isinstance(error, BrokenPipeError) else 74
     return 0
 
 

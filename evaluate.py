@@ -1382,48 +1382,94 @@ def _deciding_questions(strict, loose, tallies, systems):
 # load_data() reads a JSON file that mirrors fixtures.py, for demo.py --data
 # or your own code. JSON has arrays where the contract has tuples; they are
 # read as tuples at that one boundary, and everything else is checked
-# exactly as above.
+# exactly as above. The caps keep any file within 30 s and 1 GB on CPython 3.8.
 
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy", "manifests")
 _HELD_CONSTANT = ("corpus", "questions", "permissions", "rubric")
-_MAX_FILE_BYTES = 100 * 10 ** 6  # read no further: memory stays bounded, whatever the file
-_MAX_DEPTH = 64                  # arrays and objects within one another, on every CPython
-_MAX_DIGITS = 100                # in one integer: Python refuses to read ints of over 4,300
+_MAX_FILE_BYTES = 30 * 10 ** 6  # read no further: memory stays bounded, whatever the file
+_MAX_VALUES = 3 * 10 ** 6       # [, { and , outside strings: about the values JSON makes
+_MAX_SYSTEMS = 1000             # and the baseline among them
+_MAX_ROWS = 150000              # questions times systems: 75,000 questions of two systems
+_MAX_DEPTH = 64                 # arrays and objects within one another, on every CPython
+_MAX_DIGITS = 100               # in one integer: Python refuses to read ints of over 4,300
 
 
 def load_data(path):
     """Return the checked parts of a JSON data file, its arrays read as tuples.
 
-    Every fault raises EvaluationError: a path that is no path (a str,
-    bytes or os.PathLike), a file that cannot be read or holds more than
-    100 MB, text that is not UTF-8 or not JSON (with its line and column), a
-    number JSON does not have (NaN, Infinity) or of more than 100 digits,
-    nesting more than 64 deep, a key repeated in one object, and any rule of
-    the contract.
+    Every fault raises EvaluationError: a path that is no path (a str, bytes
+    or os.PathLike), a file that is not regular, cannot be read, changes as
+    it is read or holds more than the caps above, text that is not UTF-8 or
+    not JSON, NaN or Infinity, an integer of over 100 digits, nesting over
+    64 deep, a key repeated in one object (each with its line and column),
+    and any rule of the contract.
     """
-    import gc
-    import json  # only this path reads JSON
     import os
     if not isinstance(path, (str, bytes, os.PathLike)):  # open(1) would take over standard output
         raise _invalid("path", "expected the path of a file, got %s", path)
-    try:
-        with open(path, "rb") as file:
-            raw = file.read(_MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise EvaluationError("cannot be read: %s" % (error.strerror or error)) from None
-    if len(raw) > _MAX_FILE_BYTES:
-        raise EvaluationError("holds more than %d bytes, the most a data file may hold"
-                              % _MAX_FILE_BYTES)
+    raw = _read(path)
+    if _values(raw) > _MAX_VALUES:  # before JSON makes a Python object of each
+        raise EvaluationError("holds more than %d JSON values ([, { and , outside strings), "
+                              "the most a data file may hold" % _MAX_VALUES)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise EvaluationError("is not UTF-8 text: %s at %s"
                               % (error.reason, _place(raw, error.start))) from None
+    del raw  # the text alone is read from here on
+    return _checked_data(_parsed(text))
+
+
+def _read(path):
+    """Return the bytes of the regular file at path, if they did not change as they were read."""
+    import os
+    import stat
+    import time
+    at_once = getattr(os, "O_NONBLOCK", 0)  # opened for reading, a FIFO would wait for a writer
+    try:
+        before = os.stat(path)
+        if stat.S_ISREG(before.st_mode):  # then the file opened, which may be another one
+            with open(path, "rb", opener=lambda name, mode: os.open(name, mode | at_once)) as file:
+                before = os.fstat(file.fileno())
+                # A write changes st_mtime_ns as it begins: one begun before this has ended
+                # within 2 ns a byte (500 MB/s); one begun after it shows in `after`.
+                span = 2 * before.st_size  # ns
+                time.sleep(max(0, min(span, before.st_mtime_ns + span - time.time_ns())) / 1e9)
+                raw = b""  # nothing is read of a file too large, or not regular after all
+                if before.st_size <= _MAX_FILE_BYTES and stat.S_ISREG(before.st_mode):
+                    raw = file.read(_MAX_FILE_BYTES + 1)
+                after = os.fstat(file.fileno())
+    except OSError as error:
+        raise EvaluationError("cannot be read: %s" % (error.strerror or error)) from None
+    if not stat.S_ISREG(before.st_mode):
+        raise EvaluationError("is not a regular file (a FIFO, a socket or a device)")
+    if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns):
+        raise EvaluationError("changed while it was read; write it elsewhere, then rename it")
+    if max(before.st_size, len(raw)) > _MAX_FILE_BYTES:
+        raise EvaluationError("holds more than %d bytes, the most a data file may hold"
+                              % _MAX_FILE_BYTES)
+    return raw
+
+
+def _values(raw):
+    """Return about how many values JSON would make of raw: its [, { and , outside strings."""
+    import re
+    marks = raw.replace(b"\\\\", b"").replace(b'\\"', b"")  # each " left opens or closes a string
+    marks = marks.translate(None, bytes(set(range(256)) - set(b'"[{,')))  # keep " [ { , alone
+    marks = marks.replace(b'""', b"")  # two quotes side by side enclose no mark: drop them
+    inside = sum(match.end() - match.start() - 2 for match in re.finditer(rb'"[^"]*"', marks))
+    return len(marks) - marks.count(b'"') - inside
+
+
+def _parsed(text):
+    """Return the JSON value of text, with every array a tuple."""
+    import gc
+    import json  # only this path reads JSON
     # A large file makes a million objects and no cycle among them: the
     # garbage collector would only scan them, again and again, as they come.
     gc.disable()
     try:
-        data = _as_tuples(json.loads(text, object_pairs_hook=_one_value_per_key,
+        return _as_tuples(json.loads(text, object_pairs_hook=_one_value_per_key,
                                      parse_int=_whole_number, parse_constant=_no_constant))
     except RecursionError:  # nested deeper than this CPython's parser goes
         raise EvaluationError("is nested more than %d deep" % _MAX_DEPTH) from None
@@ -1434,31 +1480,35 @@ def load_data(path):
         message, pattern = error.args
         raise EvaluationError("is not valid JSON: %s (%s)" % (
             message, _place(text, _first_outside_strings(text, pattern)))) from None
+    except _RepeatedKey:
+        key, index = _repeated_key(text)
+        raise EvaluationError("data: repeated key %s in one object (%s)"
+                              % (_shown(key), _place(text, index))) from None
     finally:
         gc.enable()
-    return _checked_data(data)
 
 
 class _NotJSON(Exception):
-    """A number that JSON's grammar lets through but a data file may not hold: (message,
-    a pattern that finds it again in the text)."""
+    """A number a data file may not hold: (message, a pattern that finds it in the text)."""
+
+
+class _RepeatedKey(Exception):
+    """A key repeated in one object, which JSON would drop silently: found again in the text."""
 
 
 def _one_value_per_key(pairs):
     """Return an object's pairs as a dict; a repeated key is a fault."""
     result = dict(pairs)
-    if len(result) < len(pairs):  # JSON would keep the last one silently
-        keys = [key for key, value in pairs]
-        raise _invalid("data", "repeated key %s in one object",
-                       next(key for index, key in enumerate(keys) if key in keys[:index]))
+    if len(result) < len(pairs):
+        raise _RepeatedKey
     return result
 
 
 def _whole_number(text):
     """Return a JSON integer as an int, if it has at most 100 digits."""
-    if len(text.lstrip("-")) > _MAX_DIGITS:
+    if len(text.lstrip("-")) > _MAX_DIGITS:  # the pattern starts at a number's first digit
         raise _NotJSON("an integer of more than %d digits" % _MAX_DIGITS,
-                       r"-?\d{%d,}" % (_MAX_DIGITS + 1))
+                       r"(?<![\w.+-])-?[0-9]{%d,}" % (_MAX_DIGITS + 1))
     return int(text)
 
 
@@ -1467,13 +1517,38 @@ def _no_constant(name):
     raise _NotJSON("%s is not a JSON number" % name, "-?" + name.lstrip("-"))
 
 
+def _strings_and(text, pattern):
+    """Return an iterator of the strings in text (group 1 is the ':' after a key) and of the
+    matches of pattern outside them."""
+    import re
+    plain = text.replace("\\\\", "__").replace('\\"', "__")  # each " left opens or closes a string
+    return re.finditer(r'"[^"]*"(\s*:)?|' + pattern, plain)
+
+
 def _first_outside_strings(text, pattern):
     """Return where the first match of pattern outside a JSON string starts, or 0."""
-    import re
-    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|' + pattern, text):
+    for match in _strings_and(text, pattern):
         if not match.group().startswith('"'):
             return match.start()
     return 0
+
+
+def _repeated_key(text):
+    """Return the first key of text repeated in one object, and where it starts; or (None, 0)."""
+    import json
+    objects = []  # the keys of each object open at this point
+    for match in _strings_and(text, "[{}]"):
+        if match.group() == "{":
+            objects.append(set())
+        elif match.group() == "}":
+            objects.pop()
+        elif match.group(1):  # a key, read as JSON reads it
+            key = text[match.start() + 1:match.start(1) - 1]
+            key = json.loads('"%s"' % key) if "\\" in key else key
+            if key in objects[-1]:
+                return key, match.start()
+            objects[-1].add(key)
+    return None, 0
 
 
 def _place(text, index):
@@ -1484,17 +1559,16 @@ def _place(text, index):
 
 
 def _as_tuples(value, depth=0):
-    """Return value with every list, at any depth, turned into a tuple."""
-    if type(value) in (list, dict):
-        depth += 1
-        if depth > _MAX_DEPTH:
-            raise EvaluationError("is nested more than %d deep" % _MAX_DEPTH)
-    if type(value) is list:  # (a str, the commonest item, is left as it is at once)
-        return tuple([item if type(item) is str else _as_tuples(item, depth) for item in value])
-    if type(value) is dict:
-        return {key: item if type(item) is str else _as_tuples(item, depth)
-                for key, item in value.items()}
-    return value
+    """Return value with every list, at any depth, turned into a tuple. The lists and dicts
+    are the parser's, fresh: each is changed in place, so that no file is held twice."""
+    if type(value) not in (list, dict):
+        return value
+    if depth == _MAX_DEPTH:
+        raise EvaluationError("is nested more than %d deep" % _MAX_DEPTH)
+    for key, item in enumerate(value) if type(value) is list else value.items():
+        if type(item) is not str:  # (a str, the commonest item, is left as it is at once)
+            value[key] = _as_tuples(item, depth + 1)
+    return tuple(value) if type(value) is list else value
 
 
 def _checked_data(data):
@@ -1516,6 +1590,11 @@ def _checked_data(data):
     if type(systems) is not tuple or len(systems) < 2:
         raise _invalid("systems", "expected a tuple of two or more names, the baseline first, "
                        "got %s", systems)
+    if len(systems) > _MAX_SYSTEMS:
+        raise _invalid("systems", "expected at most %s names, got %s", _MAX_SYSTEMS, len(systems))
+    if type(data["cases"]) is dict and len(data["cases"]) * len(systems) > _MAX_ROWS:
+        raise _invalid("cases", "expected at most %s questions of %s systems (%s rows), got %s",
+                       _MAX_ROWS // len(systems), len(systems), _MAX_ROWS, len(data["cases"]))
     for system in systems:
         _check_name(system, "systems")
     if len(set(systems)) < len(systems):

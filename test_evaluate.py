@@ -2527,7 +2527,7 @@ class PairedTest(TestCase):
                           evaluate._MAX_UNIT_BITS),
                          (36, 22 * 10 ** 6, 12000, 100, 10 ** 6, 64, 2200))
         self.assertEqual((evaluate._MAX_FILE_BYTES, evaluate._MAX_DEPTH, evaluate._MAX_DIGITS
-                          ), (100 * 10 ** 6, 64, 100))
+                          ), (30 * 10 ** 6, 64, 100))
 
     def test_each_way_of_finding_p_applies_where_it_fits(self):
         # Differences 0.5, 1 and -0.5 are 1, 2 and -1 in halves: the observed sum is 2 of a
@@ -3296,7 +3296,8 @@ class DataFile(TestCase):
             (("an ID the contract does not allow", dict(FIXTURE_AS_JSON, corpus=dict(
                 CORPUS, **{"6669150": "A passage."}))),
              "corpus: invalid ID '6669150'" + ID_RULE),
-            (("a repeated key", '{"a": 1, "k": 2, "k": 3}'), "data: repeated key 'k' in one object"),
+            (("a repeated key", '{"a": 1, "k": 2, "k": 3}'),
+             "data: repeated key 'k' in one object (line 1, column 18)"),
             (("arrays nested too deeply", "[" * 100000 + "]" * 100000), "is nested more than 64 deep"),
             (("a misspelt key", dict(FIXTURE_AS_JSON, polcy=POLICY)),
              "data: unknown key 'polcy'; the keys are ('k', 'systems', 'corpus', 'cases', "
@@ -3444,6 +3445,203 @@ class DataFile(TestCase):
                                  stderr=subprocess.PIPE)
         self.assertEqual((process.stdout.split(), process.stderr), ([b"[]"], b""))
 
+
+
+class FileLimits(TestCase):
+    """A data file costs at most its caps, only a regular file that stays the same is read,
+    and demo.py ends every run with one line at most, whatever stops it."""
+
+    def setUp(self):
+        super().setUp()
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.path = os.path.join(folder.name, "runs.json")
+
+    write = DataFile.write
+
+    def refusal(self, path, **limits):
+        """Return what demo.py --data path says on standard error, with some caps set."""
+        with patched(**limits):
+            status, out, err = demo_output("--data", path)
+        self.assertEqual((status, out), (1, ""))
+        return err
+
+    def test_the_caps_are_those_the_readme_gives(self):
+        self.assertEqual((evaluate._MAX_FILE_BYTES, evaluate._MAX_VALUES, evaluate._MAX_SYSTEMS,
+                          evaluate._MAX_ROWS), (30 * 10 ** 6, 3 * 10 ** 6, 1000, 150000))
+
+    @unittest.skipUnless(hasattr(os, "mkfifo"), "no FIFOs on this system")
+    def test_a_fifo_is_refused_at_once(self):
+        os.mkfifo(self.path)
+        reader = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)  # lets the writer open
+        self.addCleanup(os.close, reader)
+        with open(self.path, "w") as writer:  # a reader that waited would read this, not hang
+            writer.write("{}")
+        self.assertEqual(self.refusal(self.path), "%s: is not a regular file (a FIFO, a socket "
+                                                  "or a device)\n" % self.path)
+
+    def test_a_device_is_refused(self):
+        self.assertEqual(self.refusal(os.devnull), "%s: is not a regular file (a FIFO, a "
+                                                   "socket or a device)\n" % os.devnull)
+
+    def test_values_are_counted_by_the_marks_outside_strings(self):
+        rows = [(("[]",), 1), (("[1, 2, 3]",), 3), (('{"a": [1, {"b": 2}]}',), 4),
+                (('["a,b", "[{", ""]',), 3),           # marks inside strings do not count
+                (('["a\\",[", "b"]',), 2),              # nor after an escaped quote
+                (('["a\\\\", ",", "x"]',), 3),          # a string may end in a backslash
+                (('{"": [], "\\\\\\"": {}}',), 4)]
+        self.assertRows(lambda text: evaluate._values(text.encode("utf-8")), rows)
+
+    def test_a_file_of_more_values_than_the_cap_is_refused_before_it_is_parsed(self):
+        path = self.write('{"k": 2, "note": "[{,,,"}')  # two marks outside the string
+        self.assertEqual(self.refusal(path, MAX_VALUES=2), "%s: data: unknown key 'note'; the "
+                         "keys are ('k', 'systems', 'corpus', 'cases', 'runs', 'policy', "
+                         "'manifests')\n" % path)  # read, then refused for what it holds
+        self.assertEqual(self.refusal(path, MAX_VALUES=1), "%s: holds more than 1 JSON values "
+                         "([, { and , outside strings), the most a data file may hold\n" % path)
+
+    def test_too_many_systems_or_rows_are_refused_naming_the_cap(self):
+        path = self.write(dict(FIXTURE_AS_JSON, systems=["A", "B", "C"], runs={
+            name: dict(runs, C=runs["B"]) for name, runs in RUNS.items()}))
+        rows = len(CASES) * 3
+        self.assertEqual(demo_output("--data", path)[0], 0)
+        self.assertEqual(self.refusal(path, MAX_SYSTEMS=2), "%s: systems: expected at most 2 "
+                                                            "names, got 3\n" % path)
+        self.assertEqual(self.refusal(path, MAX_ROWS=rows - 1), "%s: cases: expected at most "
+                         "%d questions of 3 systems (%d rows), got %d\n" % (
+                             path, (rows - 1) // 3, rows - 1, len(CASES)))
+        with patched(MAX_ROWS=rows, MAX_SYSTEMS=3):
+            self.assertEqual(demo_output("--data", path)[0], 0)
+
+    def test_a_file_that_changes_while_it_is_read_is_refused(self):
+        from unittest import mock
+        path = self.write(FIXTURE_AS_JSON)
+        fstat = os.fstat
+
+        def fstat_as_another_writer_appends(descriptor):
+            status = fstat(descriptor)
+            with open(path, "a") as other:
+                other.write(" ")
+            return status
+        with mock.patch("os.fstat", fstat_as_another_writer_appends):
+            self.assertEqual(self.refusal(path), "%s: changed while it was read; write it "
+                                                 "elsewhere, then rename it\n" % path)
+
+    def test_a_file_written_a_moment_ago_is_read_once_a_write_of_it_would_have_ended(self):
+        from unittest import mock
+        path = self.write(FIXTURE_AS_JSON)
+        settled = 2 * os.path.getsize(path)  # nanoseconds: a write at 500 MB/s
+        changed = os.stat(path).st_mtime_ns
+
+        def waited(since):  # nanoseconds from the last change to the moment the file is read
+            with mock.patch("time.time_ns", return_value=changed + since), \
+                    mock.patch("time.sleep") as sleep:
+                evaluate.load_data(path)
+            return round(sleep.call_args[0][0] * 10 ** 9)
+        rows = [((10 ** 12,), 0),                         # long ago: read at once
+                ((0,), settled),                          # just now: as long as a write takes
+                ((settled // 4,), settled - settled // 4),  # what is left of it
+                ((-10 ** 12,), settled)]                  # a clock behind: never longer
+        self.assertRows(waited, rows)
+
+    def test_a_repeated_key_is_named_with_its_line_and_column(self):
+        def message(text):
+            return self.refusal(self.write(text)).split(": ", 1)[1][:-1]
+        rows = [(('{"k": {"a": 1,\n "a": 2}}',), "data: repeated key 'a' in one object "
+                                                 "(line 2, column 2)"),
+                (('{"a": 1, "\\u0061": 2}',), "data: repeated key 'a' in one object "
+                                              "(line 1, column 10)"),  # the same key to JSON
+                (('{"a": {"b": 1}, "x": "\\"a\\": {", "a": 2}',),  # an outer key, not a string
+                 "data: repeated key 'a' in one object (line 1, column 34)"),
+                (('[{"a": 1}, {"a": 2}]',), "data: expected an object with the keys ('k', "
+                 "'systems', 'corpus', 'cases', 'runs', 'policy', 'manifests'), got ({'a': 1}, "
+                 "{'a': 2})")]                                # one key in each of two objects
+        self.assertRows(message, rows)
+
+    def test_a_number_json_does_not_have_is_placed_outside_strings(self):
+        def message(text):
+            return self.refusal(self.write(text)).split(": ", 1)[1][:-1]
+        long = "1" * 101
+        rows = [(('{"x": "\\"NaN\\\\", "y": NaN}',),
+                 "is not valid JSON: NaN is not a JSON number (line 1, column 23)"),
+                (('{"x": "%s", "y": 0.%s,\n "z": %s}' % (long, long, long),),
+                 "is not valid JSON: an integer of more than 100 digits (line 2, column 7)")]
+        self.assertRows(message, rows)
+
+    def test_a_path_that_is_not_plain_ascii_is_shown_escaped(self):
+        folder = os.path.dirname(self.path)
+        for name in ("caf\u00e9.json", "a\nb.json", "\x1b[31mred.json"):
+            path = os.path.join(folder, name)
+            with self.subTest(name=name):
+                self.assertEqual(demo_output("--data", path), (1, "", "%s: cannot be read: No "
+                                                               "such file or directory\n"
+                                                               % ascii(path)))
+
+    def run_with(self, arguments, stdout, stderr):
+        """Return the status of demo.main(arguments) writing to these streams."""
+        saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = stdout, stderr
+        try:
+            return demo.main(arguments)
+        finally:
+            sys.stdout, sys.stderr = saved
+
+    def test_help_and_faults_that_cannot_be_written_end_with_status_74(self):
+        class Full:  # a stream on a full disk
+            class buffer:
+                def write(data):
+                    raise OSError(28, "No space left on device")
+
+            def flush(self):
+                pass
+        error = io.StringIO()
+        self.assertEqual(self.run_with(["--help"], Full(), error), 74)
+        self.assertEqual(error.getvalue(), "demo.py: cannot write the report: No space left "
+                                           "on device\n")
+        self.assertEqual(self.run_with(["--data", self.path], io.StringIO(), Full()), 74)
+        self.assertEqual(self.run_with([], Full(), Full()), 74)
+
+    def test_a_non_blocking_output_is_waited_for(self):
+        reading, writing = os.pipe()
+        self.addCleanup(os.close, reading)
+        self.addCleanup(os.close, writing)
+
+        class Filling:  # non-blocking, full at first: takes nothing, then everything
+            taken, tries = b"", 0
+
+            def write(self, data):
+                self.tries += 1
+                if self.tries > 1:
+                    self.taken += bytes(data)
+                    return len(data)
+
+            def fileno(self):
+                return writing  # free to write at once, for select()
+
+        class Output:
+            buffer = Filling()
+
+            def flush(self):
+                pass
+        output = Output()
+        self.assertEqual(self.run_with(["--help"], output, io.StringIO()), 0)
+        self.assertEqual((output.buffer.tries, output.buffer.taken), (2, USAGE.encode()))
+
+    def test_an_interrupt_anywhere_ends_with_one_line_and_status_130(self):
+        from unittest import mock
+        with mock.patch("demo.load_data", side_effect=KeyboardInterrupt):
+            self.assertEqual(demo_output("--data", self.path), (130, "", "demo.py: interrupted\n"))
+        with mock.patch("demo.write", side_effect=[KeyboardInterrupt, 0]):
+            self.assertEqual(demo.main([]), 130)
+
+    def test_ctrl_c_ends_the_program_with_one_line_and_status_130(self):
+        process = demo_process("--data", self.path, before=(
+            "import os, signal, sys\nsys.path.insert(0, %r)\nimport evaluate\n"
+            "evaluate.load_data = lambda path: os.kill(os.getpid(), signal.SIGINT)" % HERE))
+        self.assertEqual((process.wait(),) + process.communicate(),
+                         (130, b"", b"demo.py: interrupted\n"))
+        process.stdout.close()
+        process.stderr.close()
 
 if __name__ == "__main__":
     unittest.main()

@@ -2,6 +2,7 @@
 
     python .ci/benchmark.py            everything (several minutes on CPython 3.8)
     python .ci/benchmark.py --quick    without the 100,000-question test
+    python .ci/benchmark.py --limits   only the data files at the caps (about 15 minutes)
     python .ci/benchmark.py --data FILE QUESTIONS DOCUMENTS
                                        only write the data file it times, of this size
 
@@ -18,7 +19,15 @@ memory):
   36 moved floats spread from 5e-324 to 1.8e308;
 - 100,000 questions of arbitrary floats, and of ratios with b up to 10**6;
 - python demo.py --data FILE --summary on 20,000 questions that share a
-  corpus of 200,000 documents, as a whole process, and the plain table.
+  corpus of 200,000 documents, as a whole process, and the plain table;
+- with --limits, demo.py --data on the largest and most hostile files that
+  the caps of a data file allow (evaluate.py: 30,000,000 bytes, 3,000,000
+  values, that is [, { and , outside strings, 1,000 systems, 150,000 rows
+  of questions times systems), each with the table, --summary, --explain,
+  --json and all three at once: CPU seconds and peak resident MB of each
+  whole process, from os.wait4(). Each file is written by a process of its
+  own, as a child started from a large process counts that one's memory as
+  its own peak.
 
 It is a measurement, not a test: nothing here passes or fails. Measured on
 CPython 3.8.18 on a 2-core machine, 2026-12-03 (seconds; peak MB):
@@ -34,6 +43,30 @@ CPython 3.8.18 on a 2-core machine, 2026-12-03 (seconds; peak MB):
 - demo.py --summary on 20,000 questions and 200,000 documents: 4.7 s and
   216 MB as a whole process (a median of 4.2 s over 7 runs; the machine is
   noisy, runs of one input differ by a fifth); the plain table 2.6 s.
+
+--limits, CPU seconds and peak MB for the table / --summary / --explain /
+--json / all three (each within 30 s and 1 GB but one, said below):
+
+- 75,000 questions of 2 systems (17 MB, 2.1 million values): 8.0 / 17.6 /
+  10.8 / 7.5 / 19.7 s, 423 / 578 / 550 / 502 / 719 MB;
+- 150 questions of 1,000 systems (11 MB): 5.3 / 18.3 / 5.8 / 4.8 / 17.1 s,
+  315 / 366 / 440 / 395 / 577 MB;
+- 69,743 answerable questions of 2 systems, most moved (21 MB): 7.9 /
+  192.7 / 10.8 / 8.0 / 188.7 s, 468 / 651 / 631 / 577 / 798 MB. --summary
+  is over 30 s: the sampled paired test draws 12,000 times over the moved
+  questions of each ratio and candidate (20,000 such questions: 28 s);
+- fat runs, 100 retrieved and 100 claims of 5 citations (21 MB, 3 million
+  values): 3.2-3.9 s, 276-342 MB; 50 agreed and 50 disputed labels a case:
+  3.0-5.3 s, 276-328 MB;
+- 75,000 questions, the rest of the 3 million values an ignored key of
+  {"a": "bc"} (23 MB): 8.1-20.3 s, 554-839 MB, the most memory measured;
+  an ignored key of 1.5 million {}: 2.1-2.5 s, 392 MB;
+- refused at once: {} filling 30 MB (20 million values): 0.2 s, 77 MB;
+  100,000,000 bytes of {} (10.7 GB before the caps): 0.1 s, 12 MB; NaN
+  after a 99 MB string: 0.1 s, 12 MB; 20,001 systems: 0.1 s, 12 MB;
+- faults placed: NaN after a 30 MB string, 0.4 s, 67 MB; a key repeated
+  in a 1,000,000-document corpus, 3.8 s, 329 MB; 1,000 systems, the last a
+  repeat, 0.1 s.
 """
 import json
 import os
@@ -153,12 +186,179 @@ def process(command):
     return seconds, peak, done.returncode, len(done.stdout.splitlines())
 
 
+def at_the_caps():
+    """Return [(label, a function that returns the data or text)] of the largest and most
+    hostile files the caps allow."""
+    values, rows, systems = evaluate._MAX_VALUES, evaluate._MAX_ROWS, evaluate._MAX_SYSTEMS
+    return [
+        ("many questions: %d of 2 systems" % (rows // 2), lambda: many(rows // 2, 2)),
+        ("many systems: %d questions of %d" % (rows // systems, systems),
+         lambda: many(rows // systems, systems)),
+        ("many answerable questions, most of them moved: as many as the values allow",
+         lambda: filled(answered, values)),
+        ("fat runs: 100 retrieved, 100 claims of 5 citations", lambda: filled(fat, values)),
+        ("many disputed labels: 50 agreed, 50 disputed per case",
+         lambda: filled(disputed, values)),
+        ('many questions, the rest of the values ignored {"a": "bc"}',
+         lambda: with_ignored(many(rows // 2, 2), values)),
+        ("an ignored key of {} up to the value cap", lambda: with_ignored(many(1, 2), values,
+                                                                          "{}")),
+        ("an ignored key of {} filling the byte cap", lambda: of_size(evaluate._MAX_FILE_BYTES)),
+        ("an ignored key of 33 million {}, 100,000,000 bytes", lambda: of_size(10 ** 8)),
+        ("NaN after a string up to the byte cap", lambda: '{"k": 2, "x": "%s", "y": NaN}' % (
+            "a" * (evaluate._MAX_FILE_BYTES - 30))),
+        ("NaN after a 99 MB string", lambda: '{"k": 2, "x": "%s", "y": NaN}' % (
+            "a" * 99 * 10 ** 6)),
+        ("a repeated key in a 1,000,000-document corpus", lambda: (
+            '{"systems": ["A", "B"], "corpus": {%s, "d7": "t"}, "cases": {}, "runs": {}}'
+            % ",".join('"d%d": "t"' % index for index in range(10 ** 6)))),
+        ("%d systems, the last a repeat" % systems, lambda: {
+            "systems": ["s%d" % index for index in range(systems - 1)] + ["s7"],
+            "corpus": {"d": "t"}, "cases": {}, "runs": {}}),
+        ("20,001 systems with a repeat", lambda: {
+            "systems": ["s%d" % index for index in range(20000)] + ["s7"],
+            "corpus": {"d": "t"}, "cases": {}, "runs": {}}),
+    ]
+
+
+def many(questions, systems):
+    """Return the data of many small questions, of 0 to 3 relevant documents each."""
+    rng = random.Random(questions)
+    corpus = {"d%d" % index: "t" for index in range(1000)}
+    data = {"k": 5, "systems": ["s%d" % index for index in range(systems)], "corpus": corpus,
+            "cases": {}, "runs": {}}
+    for index in range(questions):
+        relevant = rng.sample(list(corpus), rng.randint(0, 3))
+        data["cases"]["q%d" % index] = {"relevant": relevant, "support": {
+            "c%d" % claim: [doc] for claim, doc in enumerate(relevant)}}
+        data["runs"]["q%d" % index] = {system: {
+            "retrieved": rng.sample(list(corpus), rng.choice((0, 1, 2, 3, 5))),
+            "claims": [["c%d" % claim, [rng.choice(relevant or ["d0"])]]
+                       for claim in range(rng.randint(0, 2))]} for system in data["systems"]}
+    return data
+
+
+def answered(rng, corpus, systems):
+    """Return (case, runs) of 3 relevant documents and runs of 3 retrieved and 2 claims."""
+    relevant = rng.sample(corpus, 3)
+    others = [doc for doc in corpus[:50] if doc not in relevant]
+    case = {"relevant": relevant, "support": {"c%d" % claim: [doc]
+                                              for claim, doc in enumerate(relevant)}}
+    runs = {system: {"retrieved": rng.sample(relevant + rng.sample(others, 3), 3), "claims": [
+        ["c%d" % claim, [rng.choice(relevant)]] for claim in range(2)]} for system in systems}
+    return case, runs
+
+
+def fat(rng, corpus, systems, agreed=100):
+    """Return (case, runs) of 100 relevant documents, and runs of 100 retrieved and 100
+    claims of 5 citations; the claims past `agreed` are disputed."""
+    relevant = rng.sample(corpus, 100)
+    claims = {"c%d" % claim: rng.sample(relevant, 5) for claim in range(100)}
+    case = {"relevant": relevant, "support": dict(list(claims.items())[:agreed])}
+    if agreed < 100:
+        case["disputed"] = dict(list(claims.items())[agreed:])
+    runs = {system: {"retrieved": rng.sample(corpus, 100), "claims": [
+        [claim, rng.sample(relevant, 5)] for claim in claims]} for system in systems}
+    return case, runs
+
+
+def disputed(rng, corpus, systems):
+    """Return fat() of 50 agreed and 50 disputed claims."""
+    return fat(rng, corpus, systems, agreed=50)
+
+
+def filled(question, cap):
+    """Return data of as many questions made by question() as the value cap allows."""
+    rng = random.Random(1)
+    corpus = ["d%d" % index for index in range(1000)]
+    data = {"k": 5, "systems": ["A", "B"], "corpus": dict.fromkeys(corpus, "t"),
+            "cases": {}, "runs": {}}
+    case, runs = question(rng, corpus, data["systems"])
+    each = marks({"q": case, "r": runs}) + 2
+    for index in range((cap - marks(data)) // each):
+        data["cases"]["q%d" % index], data["runs"]["q%d" % index] = question(
+            rng, corpus, data["systems"])
+    return data
+
+
+def with_ignored(data, cap, item='{"a": "bc"}'):
+    """Return data whose first case carries an ignored key of items, up to cap marks."""
+    text = json.dumps(data)
+    each = marks("[%s, %s]" % (item, item)) - marks("[%s]" % item)
+    count = (cap - marks(data) - 1) // each  # and one more for the [ of the list
+    head, tail = text.split('"relevant"', 1)
+    return head + '"note": [' + ", ".join([item] * count) + '], "relevant"' + tail
+
+
+def of_size(size):
+    """Return a file of exactly `size` bytes: one question whose case carries an ignored key
+    of empty objects."""
+    head, tail = json.dumps(many(1, 2)).split('"relevant"', 1)
+    head, tail = head + '"note": [', '{}], "relevant"' + tail
+    count = (size - len(head) - len(tail)) // 3
+    return head + "{}," * count + " " * (size - len(head) - len(tail) - 3 * count) + tail
+
+
+def marks(data):
+    """Return the marks ([, { and , outside strings) of data as a file."""
+    text = data if isinstance(data, str) else json.dumps(data)
+    return evaluate._values(text.encode("utf-8"))
+
+
+def child(command):
+    """Return (CPU seconds, peak resident MB, exit status, first line of standard error)."""
+    with tempfile.TemporaryFile() as errors:
+        started = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
+        status, usage = os.wait4(started.pid, 0)[1:]
+        started.returncode = 0  # waited for here, not by subprocess
+        errors.seek(0)
+        line = errors.readline().decode("ascii", "replace").rstrip()
+    status = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, status, line
+
+
+def limits(folder):
+    """Print the cost of each file at the caps, for each kind of report.
+
+    Each file is written by a process of its own: a child started from a
+    large process would count that one's memory as its own peak.
+    """
+    path = os.path.join(folder, "limit.json")
+    for index in range(len(at_the_caps())):
+        subprocess.run([sys.executable, __file__, "--limit", str(index), path], check=True)
+        for option in ([], ["--summary"], ["--explain"], ["--json"],
+                       ["--json", "--summary", "--explain"]):
+            seconds, peak, status, line = child(
+                [sys.executable, os.path.join(ROOT, "demo.py"), "--data", path] + option)
+            print("    %-28s %5.1f s CPU, peak %4.0f MB, exit %d%s" % (
+                " ".join(option) or "(the table)", seconds, peak, status, line[len(path):][:90]))
+            if status:
+                break  # refused: the other options are refused the same way
+
+
+def write_limit(index, path):
+    """Write the file of at_the_caps()[index]; print its label, size and marks."""
+    label, make = at_the_caps()[index]
+    data = make()
+    text = data if isinstance(data, str) else json.dumps(data)
+    with open(path, "w") as file:
+        file.write(text)
+    print("%s (%.1f MB, %d marks):" % (label, len(text) / 10 ** 6, marks(text)), flush=True)
+
+
 def main(arguments):
     """Print one line per measurement, or write a data file."""
     if arguments[:1] == ["--data"] and len(arguments) == 4:
         data_file(arguments[1], int(arguments[2]), int(arguments[3]))
         return
+    if arguments[:1] == ["--limit"] and len(arguments) == 3:
+        write_limit(int(arguments[1]), arguments[2])
+        return
     print("CPython %s" % sys.version.split()[0])
+    if arguments == ["--limits"]:
+        with tempfile.TemporaryDirectory() as folder:
+            limits(folder)
+        return
     for label, before, after in paired_inputs("--quick" in arguments):
         seconds, peak, result = measured(evaluate.paired_test, before, after)
         print("paired_test, %s: %.2f s, peak %.1f MB, %s, %d moved" % (

@@ -1055,7 +1055,8 @@ def _sign_flip_p(differences):
         # each thousand moved, begun or whole, weighs one step more.
         if m * (limit + 1) * -(-m // 1000) <= _MAX_COUNTING_STEPS:
             return Fraction(2 * _counted_subsets(sizes, limit), 2 ** m), "exact", units
-        floats, observed = [size / max(sizes) for size in sizes], observed / max(sizes)
+        largest = max(sizes)
+        floats, observed = [size / largest for size in sizes], observed / largest
     else:  # each over the largest: no float overflows, however large the values
         largest = max(abs(difference) for difference in differences)
         signed = [float(difference / largest) for difference in differences]
@@ -1099,28 +1100,50 @@ def _counted_subsets(sizes, limit):
 def _sampled_count(sizes, observed):
     """Return how many of _SAMPLES random sign assignments of the float sizes give a sum
     at least `observed` from 0, drawn the same way on every run and every CPython."""
-    from itertools import compress
     from math import fsum
     from random import Random
-    # Each size in units of 2**-52 of the total: whole numbers below 2**53 are
-    # floats exactly, so every sum is exact, and faster than ints. Rounding moves
-    # a sum by under 2 units a question: a draw that close counts as extreme, so
-    # rounding can only raise p.
+    # Each size in whole units of 2**-52 of the total, so that every sum is exact.
+    # Rounding moves a sum by under 2 units a question: a draw that close counts as
+    # extreme, so rounding can only raise p.
     scale = 2 ** 52 / fsum(sizes)
-    units = [float(round(size * scale)) for size in sizes]
+    units = [round(size * scale) for size in sizes]
     total = sum(units)
     # A plus part at most `limit` is extreme, and so is one at least total - limit.
     limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
-    draws, bits = Random(_SEED), "0%db" % len(units)
-    zero_one = bytes.maketrans(b"01", b"\0\1")
-    count = 0
+    # Ten questions or more to a size, as ratios of small counts give: draw how many
+    # of each size fall in the plus part. Else draw a sign for each question.
+    by_size = len(set(units)) * 10 <= len(units)
+    plus_parts = (_plus_parts_by_size if by_size else _plus_parts_by_question)(units, Random(_SEED))
+    return len([plus for plus in plus_parts if plus <= limit or plus >= total - limit])
+
+
+def _plus_parts_by_question(units, draws):
+    """Yield the plus part of _SAMPLES assignments: one random bit per question, written out
+    as bytes 0 and 1, picks the questions of the plus part."""
+    from itertools import compress
+    units = [float(unit) for unit in units]  # whole numbers below 2**53: floats add them exactly
+    bits, zero_one = "0%db" % len(units), bytes.maketrans(b"01", b"\0\1")
     for _ in range(_SAMPLES):
-        # A random bit per question, written out as bytes 0 and 1: the questions
-        # whose bit is 1 form the plus part.
-        plus = sum(compress(units, format(draws.getrandbits(len(units)), bits).encode()
-                            .translate(zero_one)))
-        count += plus <= limit or plus >= total - limit
-    return count
+        yield sum(compress(units, format(draws.getrandbits(len(units)), bits).encode()
+                           .translate(zero_one)))
+
+
+def _plus_parts_by_size(units, draws):
+    """Yield the plus part of _SAMPLES assignments: questions of one size are alike, so a
+    draw needs only how many of them fall in the plus part, a binomial count read off the
+    table of its cumulative chances with one uniform number."""
+    from bisect import bisect_right
+    from collections import Counter
+    tables = []
+    for size, count in sorted(Counter(units).items()):
+        ways, below, table = 1, 0, []  # below: the assignments with at most `heads` heads
+        for heads in range(count):
+            below += ways
+            table.append(below / 2 ** count)
+            ways = ways * (count - heads) // (heads + 1)
+        tables.append((size, table))
+    for _ in range(_SAMPLES):
+        yield sum(size * bisect_right(table, draws.random()) for size, table in tables)
 
 
 # --- One report -------------------------------------------------------------

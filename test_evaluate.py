@@ -2591,15 +2591,27 @@ class PairedTest(TestCase):
         few = {name: after[name] for name in list(after)[:20]}  # up to 36: listed, exactly
         self.assertEqual(evaluate.paired_test(dict.fromkeys(few, 0), few)["method"], "exact")
 
-    def test_questions_of_one_size_are_sampled_the_same_way_each_time(self):
-        # 1,100 questions up a quarter and 1,060 down a quarter. Counting would be
-        # exact; sampling is asked for here.
+    def test_ten_questions_to_a_size_on_average_are_drawn_by_size(self):
+        # 40 questions of 4 sizes: drawn by size; one question more of a fifth size, and
+        # they are drawn question by question. Each way gives its own draws, pinned here.
+        after = {"q%d" % index: (index % 4 + 1) / 8 * (-1 if index % 3 == 0 else 1)
+                 for index in range(40)}
+        with patched(MAX_LISTED=0, MAX_COUNTING_STEPS=0, SAMPLES=2000):
+            by_size = evaluate.paired_test(dict.fromkeys(after, 0), after)
+            after["q40"] = 5 / 8
+            by_question = evaluate.paired_test(dict.fromkeys(after, 0), after)
+        self.assertEqual((by_size["p"], by_question["p"]),
+                         (Fraction(185, 2001), Fraction(137, 2001)))
+
+    def test_questions_of_one_size_are_sampled_by_size_the_same_way_each_time(self):
+        # 1,100 questions up a quarter and 1,060 down a quarter: two sizes, drawn as two
+        # binomial counts. Counting would be exact; sampling is asked for here.
         after = dict({"u%d" % index: 0.25 for index in range(1100)},
                      **{"d%d" % index: -0.25 for index in range(1060)})
-        with patched(MAX_LISTED=0, MAX_COUNTING_STEPS=0, SAMPLES=2000):
+        with patched(MAX_LISTED=0, MAX_COUNTING_STEPS=0):
             sampled = evaluate.paired_test(dict.fromkeys(after, 0), after)
         # Pinned: the same on every CPython. The exact p, counted, is 0.4014.
-        self.assertEqual((sampled["method"], sampled["p"]), ("sampled", Fraction(786, 2001)))
+        self.assertEqual((sampled["method"], sampled["p"]), ("sampled", Fraction(4824, 12001)))
 
     def test_many_moved_questions_with_no_small_unit_are_sampled_the_same_way_each_time(self):
         # Floats that are no simple fraction, half of them wins and half losses.

@@ -20,11 +20,10 @@ Every input is validated first. Any fault raises EvaluationError, a
 ValueError whose message names the field and shows the value. Inputs are
 never modified. Nothing here reads text, extracts claims or calls a model.
 
-The file reads from top to bottom: the shape of the inputs, the scoring of
-one question, its validation, and the line "END OF THE CONTRACT OF ONE
-QUESTION"; then many questions, two readings of disputed labels, comparing
-systems, the acceptance policy, the paired test, the report and data files.
-The public names are in __all__; every other name is a helper.
+The file reads from top to bottom: the shape of the inputs, the scoring and
+validation of one question, down to "END OF THE CONTRACT OF ONE QUESTION",
+then many questions, comparisons, the policy, the paired test, the report
+and data files. The public names are in __all__; the others are helpers.
 """
 
 __all__ = ["EvaluationError", "evaluate", "tally", "explain", "ndcg", "validate", "lenient",
@@ -47,9 +46,8 @@ _METRICS = ("precision", "recall", "rr", "support", "coverage", "abstention_corr
 #   labels     a dict from at most 100 claim IDs to sources: non-empty ids of
 #              documents in the case's "relevant"
 #   sources    the same, with sources of any corpus document
-#   claims     a tuple of at most 100 (claim ID, citations) pairs, claim IDs
-#              distinct; citations are ids, and may name documents outside
-#              the corpus (such a claim is valid input, scored as unsupported)
+#   claims     a tuple of at most 100 (claim ID, citations) pairs, distinct claim IDs;
+#              citations are ids, maybe outside the corpus (scored as unsupported)
 #   grades     a dict from each relevant document to an int from 1 to 100
 #   name       1 to 64 printable ASCII characters, no spaces
 _CASE_KEYS = {
@@ -84,12 +82,6 @@ def _reciprocal_rank(first_hit):
     if first_hit is None:
         return 0.0  # nothing relevant in view: the lowest score, not n/a
     return 1 / first_hit
-
-
-# A tally holds the counts behind the six values of one question, and its
-# disclosures; tally() says what each count is.
-_TALLY_KEYS = ("relevant", "k", "hits", "first_hit", "generated", "supported", "expected",
-               "covered", "disclosed")
 
 
 def _scores(counts):
@@ -145,13 +137,11 @@ def _claim_reasons(corpus, labels, retrieved, claims, k):
 
 
 def _disclosed(restricted, retrieved, claims, k):
-    """Return a tuple of the restricted documents in the top k or cited, in the order of
-    restricted."""
+    """Return the restricted documents in the top k or cited, in the order of restricted."""
     if not restricted:
         return ()  # the common case: nothing is off limits
     # The top k is the context handed to the answer stage (score with the k your
-    # pipeline passes on), and a citation quotes a document: either way the asker
-    # has been shown it.
+    # pipeline passes on); a citation quotes a document: the asker has seen both.
     exposed = set(retrieved[:k])
     for claim_id, citations in claims:
         exposed.update(citations)
@@ -166,8 +156,7 @@ def _counted(corpus, case, run, k):
     judged = support is not None and claims is not None  # an answer, and labels to judge it
     reasons = []
     if judged:
-        # A claim judged supported but not expected (case["optional"]) may be
-        # supported too; only expected claims cover anything.
+        # An optional claim (judged supported, not expected) counts, but covers nothing.
         labels = {**support, **case["optional"]} if "optional" in case else support
         reasons = _claim_reasons(corpus, labels, retrieved, claims, k)
     supported = [claim_id for claim_id, reason in reasons if reason is None]
@@ -248,14 +237,6 @@ def _invalid(field, template, *values):
     return EvaluationError(field + ": " + template % tuple(map(_shown, values)))
 
 
-def _check_keys(mapping, field):
-    """Check that every key of a dict is an exact str, before any key is looked up in it: a
-    str subclass could compare equal to another key, or raise when compared."""
-    for key in mapping:
-        if type(key) is not str:
-            raise _invalid(field, "expected keys that are str, got %s", key)
-
-
 def validate(corpus, case, run, k):
     """Check every input rule; return (relevant, support, retrieved, claims)."""
     _check_corpus(corpus, _MAX_IDS)
@@ -273,9 +254,8 @@ def _is_id(value):
 
 
 def _check_ids(value, field, known=(), documents=False):
-    """Check the shape "ids" (with documents, "documents", each one in `known`). IDs in
-    `known`, the corpus's keys or the relevant documents, were checked before: each ID is
-    checked once."""
+    """Check the shape "ids" (with documents, "documents": each one in `known`). IDs in
+    `known`, the corpus's keys or the relevant documents, were checked before, once."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
@@ -390,9 +370,8 @@ def _checked_case(case, corpus):
 
 
 def _check_disagreement(fields, support, optional, disputed):
-    """Check that a claim is expected or optional, not both; that a disputed source is no
-    agreed one, and lies in relevant when its claim is expected; and that a rejected
-    claim has no source."""
+    """Check that a claim is expected or optional, not both; that a disputed source is not
+    agreed, and is relevant if its claim is expected; that a rejected claim has no source."""
     for claim_id in optional:
         if claim_id in support:
             raise _invalid('case["optional"]', 'claim %s is also in case["support"]', claim_id)
@@ -438,9 +417,8 @@ def _check_k(k):
 
 
 # ============================================================================
-# END OF THE CONTRACT OF ONE QUESTION. Every rule of the six values is above
-# this line. What follows applies them to many questions, reads disputed
-# labels both ways, grades relevance, compares systems and decides.
+# END OF THE CONTRACT OF ONE QUESTION. Every rule of the six values is above this
+# line; below, many questions, both readings of labels, grades, comparisons.
 # ============================================================================
 
 # --- Many questions ---------------------------------------------------------
@@ -763,9 +741,9 @@ _RULES = {  # rule: (the kind of its value, its findings), in the order findings
 _SETTINGS = {"tolerance": "a number from 0 to 1", "unresolved": "a plan"}  # judge nothing
 
 
-def _check_policy_rules(policy, answerable):
+def _check_policy_rules(policy, answerable, graded=True):
     """Check a policy and each rule it has; answerable maps each question name to True
-    when the question is answerable."""
+    when the question is answerable, and graded says whether some case has grades."""
     rules = str(tuple(_RULES))  # named in full in messages, never cut
     if type(policy) is not dict:
         raise _invalid("policy", "expected a dict, got %s", policy)
@@ -782,6 +760,9 @@ def _check_policy_rules(policy, answerable):
                            '"critical"], and the policy has none: got %s', policy)
         kind = _RULES[key][0] if key in _RULES else _SETTINGS[key]
         _check_rule(kind, value, 'policy["%s"]' % key, answerable)
+    if not graded and policy.get("significance", {}).get("metric") == "ndcg":
+        raise _invalid('policy["significance"]["metric"]', "expected a metric the data "
+                       "measures, got %s: no case has grades", "ndcg")
 
 
 def _check_rule(kind, value, field, answerable):
@@ -890,35 +871,32 @@ _SEED = 20261202                    # the same draws on every run and every CPyt
 def paired_test(before, after, *, groups=None):
     """Compare two systems question by question with a paired sign-flip test.
 
-    before and after map the same question names to a value, None (n/a), or a
-    tuple of up to 100 values of repeated runs, averaged within their question
-    first: the question is the unit, so four questions run three times are four
-    pairs. groups, if given, maps each question to the name of its group (the
-    turns of a conversation): the group is then the unit, and its difference the
-    mean of its questions'. A question with n/a on either side is left out and
-    counted. Values are compared as the fractions they stand for (see _exact()).
+    before and after map the same question names to a value, None (n/a), or a tuple of
+    up to 100 values of repeated runs, averaged within the question, the unit. groups,
+    if given, names each question's group (the turns of a conversation): the group is
+    then the unit, its difference the mean of its questions'. A question with n/a on
+    either side is left out and counted. Values are read as the fractions they stand for.
 
         questions, left_out, groups   questions compared and left out; units compared
-        mean                          mean of the units' differences, after - before
-                                      (None with none)
+        mean                          mean of the units' differences (after - before)
         wins, ties, losses            units where after is above, equal, below before
-        p                             two-sided p: the share of the 2**m sign
-                                      assignments of the m non-zero differences whose
-                                      sum is at least as far from 0 as the observed one
+        p                             two-sided p: the share of the 2**m sign assignments
+                                      of the m non-zero differences whose sum is at least
+                                      as far from 0 as the observed one
         min_p                         2**(1 - m), the lowest p m moved units can give
         method, samples               "exact", or "sampled" with the samples drawn
         standard_error                of a sampled p, sqrt(p (1 - p) / samples); 0.0
 
-    p is found the first of three ways that fits, each one function:
+    p is found the first of three ways that fits (mean is None with no unit; p and
+    min_p are Fractions, 1 when no difference is non-zero):
 
         listed    exact     at most 36 units moved, whatever their values
         counted   exact     the differences share a small unit and counting the sums
-                            takes at most 22 million steps (a step weighs one more per
-                            thousand moved units)
-        sampled   sampled   12,000 assignments from a fixed seed: p = (1 + c) / 12001,
-                            c of them as extreme as the observed one, on every run
-
-    p and min_p are Fractions, and 1 when no difference is non-zero.
+                            takes at most 22 million steps, a step weighing one more
+                            per thousand moved units
+        sampled   sampled   12,000 assignments from a fixed seed, drawn by size when
+                            ten units or more share a size: p = (1 + c) / 12001, c of
+                            them as extreme as the observed one, on every run
     """
     for field, value in (("before", before), ("after", after), ("groups", groups)):
         if field == "groups" and value is None:
@@ -1163,9 +1141,10 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     data = _checked_data(data)
     corpus, cases, k, systems = data["corpus"], data["cases"], data["k"], data["systems"]
     checked = _checked_systems(corpus, cases, data["runs"], systems, k)
+    graded = any("grades" in case for case in cases.values())
     if data["policy"] is not None:  # a fault in the policy is the data's, whatever is asked
         _check_policy_rules(data["policy"], {name: bool(case["relevant"])
-                                             for name, case in cases.items()})
+                                             for name, case in cases.items()}, graded)
     # The lenient reading differs only where labels are disputed: elsewhere its
     # tallies are the strict ones, and nothing is said of it.
     loose = {name: lenient(case) for name, case in cases.items() if case.get("disputed")}
@@ -1176,11 +1155,6 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
                                        else tallies["strict"][system][name]
                                        for name, case, run in checked[system]}
                               for system in systems}
-    graded = any("grades" in case for case in cases.values())
-    if data["policy"] and data["policy"].get("significance", {}).get("metric") == "ndcg" \
-            and not graded:
-        raise _invalid('policy["significance"]["metric"]', "expected a metric the data "
-                       "measures, got %s: no case has grades", "ndcg")
     ndcgs = {system: {name: _ndcg(case, run["retrieved"], k) if graded else None
                       for name, case, run in checked[system]} for system in systems}
     rows = [{"case": name, "answerable": bool(case["relevant"]), "systems": {}}
@@ -1660,6 +1634,14 @@ def _check_manifests(manifests, systems):
 
 
 # --- Helpers for messages: a typo in a key, a value shown ----------------
+
+def _check_keys(mapping, field):
+    """Check that every key of a dict is an exact str, before any key is looked up in it: a
+    str subclass could compare equal to another key, or raise when compared."""
+    for key in mapping:
+        if type(key) is not str:
+            raise _invalid(field, "expected keys that are str, got %s", key)
+
 
 def _check_near_misses(mapping, name, keys):
     """Check that no key of the dict `name` that its table does not know is a typo of one

@@ -50,12 +50,8 @@ README = os.path.join(HERE, "README.md")
 
 
 def load_tests(loader, tests, pattern):
-    """Run every test in the order it is written in this file, the fixture checks and the
-    worked checks first; then the README's examples.
-
-    With only the four .py files (a course handout), README.md is missing:
-    its examples are then one skipped test, not an error.
-    """
+    """Run the tests in the order written, then the README's examples: one skipped test
+    when README.md is missing, as in a course handout of the four .py files."""
     groups = [value for value in globals().values() if isinstance(value, type)
               and issubclass(value, unittest.TestCase) and in_order(value)]
     suite = unittest.TestSuite(group(name) for group in groups for name in in_order(group))
@@ -83,11 +79,8 @@ def in_order(group):
 
 
 def first_failure():
-    """Return (group, name) of the first fixture or worked check that fails, or None.
-
-    The checks run once, quietly, in the order of GATES; the suite then runs
-    them again, and prints only that one.
-    """
+    """Return (group, name) of the first fixture or worked check that fails, or None:
+    found once, quietly, in the order of GATES."""
     if "found" not in WAITING_FOR:
         WAITING_FOR.update(found=None, quiet=True)
         try:
@@ -135,22 +128,16 @@ def cut(text, limit=300):
 
 
 class TestCase(unittest.TestCase):
-    """unittest.TestCase with checks that fail once, however many rows are wrong.
-
-    Every test steps aside while a fixture check or a worked check before it fails.
-    """
+    """Checks that fail once however many rows are wrong; each test steps aside while a
+    fixture check or a worked check before it fails."""
 
     def setUp(self):
         restore_fixture()  # as written, whatever a scorer under test changed in it
         step_aside(self)
 
     def assertRows(self, function, rows):
-        """Check that function(*inputs) == expected for each (inputs, expected) row.
-
-        A broken rule usually breaks many rows: the failure shows the first
-        wrong row (its inputs, what was expected, what came back) and how
-        many rows are wrong, so that it stays short enough to read.
-        """
+        """Check function(*inputs) == expected for each (inputs, expected) row; a failure
+        shows the first wrong row and how many rows are wrong, short enough to read."""
         rows = list(rows)
         wrong = []
         for inputs, expected in rows:
@@ -163,16 +150,14 @@ class TestCase(unittest.TestCase):
         if wrong:
             inputs, expected, got = wrong[0]
             got = "raised %r" % got if isinstance(got, Exception) else repr(got)
-            message = "%d of %d rows wrong; the first:\n  inputs:   %s\n  expected: %s\n  got:      %s" % (
-                len(wrong), len(rows), cut(repr(inputs)), cut(repr(expected)), cut(got))
+            message = ("%d of %d rows wrong; the first:\n  inputs:   %s\n  expected: %s\n"
+                       "  got:      %s" % (len(wrong), len(rows), cut(repr(inputs)),
+                                           cut(repr(expected)), cut(got)))
             self.fail(message)
 
     def assertRowTable(self, got, expected, name, shape):
-        """Check got == expected: a row per (case, system) of fixtures.py, worked out by hand.
-
-        A question added to fixtures.py without its rows fails here, naming
-        the rows to add; a row that differs fails as a snapshot does.
-        """
+        """Check got == expected, a row per (case, system) worked out by hand: a question
+        without its rows fails naming them; a row that differs fails as a snapshot does."""
         missing = [key for key in got if key not in expected]
         if missing:
             self.fail("%s has no row for %s. Work out each row by hand, as %s, and add it to %s "
@@ -181,11 +166,8 @@ class TestCase(unittest.TestCase):
         self.assertSnapshot(got, expected, name)
 
     def assertSnapshot(self, got, expected, name):
-        """Check got == expected, where `name` holds exact results worked out by hand.
-
-        expected is a dict, or a text compared line by line. The failure shows
-        the first entry that differs and how many do, then what to do about it.
-        """
+        """Check got == expected, a dict or a text compared line by line, worked out by hand:
+        a failure shows the first entry that differs, how many do, and what to do."""
         if isinstance(expected, str):
             got = dict(enumerate(got.splitlines(), start=1))
             expected = dict(enumerate(expected.splitlines(), start=1))
@@ -213,13 +195,21 @@ def inputs(**changes):
 
 
 def case_with(**fields):
-    """Return a copy of the rollback case with some fields replaced."""
     return dict(CASE, **fields)
 
 
 def run_with(**fields):
-    """Return a copy of the rollback/B run with some fields replaced."""
     return dict(RUN, **fields)
+
+
+def case_input(**fields):
+    """Return evaluate()'s arguments for rollback/B, some fields of the case replaced."""
+    return inputs(case=case_with(**fields))
+
+
+def run_input(**fields):
+    """Return evaluate()'s arguments for rollback/B, some fields of the run replaced."""
+    return inputs(run=run_with(**fields))
 
 
 def owner_answer(*citations):
@@ -243,16 +233,10 @@ def message_of(function, arguments):
     return None
 
 
-class Dict(dict):
-    """A dict subclass, which the contract does not accept as a dict."""
-
-
-class Tuple(tuple):
-    """A tuple subclass, which the contract does not accept as a tuple."""
-
-
-class Str(str):
-    """A str subclass, which the contract does not accept as a str."""
+# Subclasses, which the contract does not accept as a dict, a tuple or a str.
+Dict = type("Dict", (dict,), {})
+Tuple = type("Tuple", (tuple,), {})
+Str = type("Str", (str,), {})
 
 
 class BrokenRepr:
@@ -271,6 +255,7 @@ CORPUS_100 = {doc_id: "A note." for doc_id in IDS_100}
 ID_32 = "a" * 32
 ID_33 = "a" * 33
 ID_RULE = " (IDs are 1 to 32 characters: a-z first, then a-z, 0-9 or '-')"
+NAME_RULE = " (names are 1 to 64 printable ASCII characters, no spaces)"
 
 
 # --- 1. The fixture is valid input --------------------------------------------------
@@ -1171,6 +1156,12 @@ READINGS_TRIALS = int(os.environ.get("READINGS_TRIALS", 500))
 
 # --- Input rules --------------------------------------------------------------------
 
+IDS_101_SHOWN = "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."
+BLANK_TEXT = "corpus['archive']: expected text with a non-whitespace character, got "
+DISAGREED = " is also in case[\"support\"] or case[\"optional\"]"
+HAS_SOURCES = " has sources in case[\"support\"], case[\"optional\"] or case[\"disputed\"]"
+NOT_A_PAIR = "expected a (claim ID, citations) pair, got "
+
 # (what is wrong, evaluate()'s arguments, the exact message)
 REJECTED = [
     # k: an exact int from 1 to 100.
@@ -1185,140 +1176,126 @@ REJECTED = [
     ("corpus as a dict subclass", inputs(corpus=Dict(owners="The team.")),
      "corpus: expected a dict, got {'owners': 'The team.'}"),
     ("empty corpus", inputs(corpus={}), "corpus: expected at least one document, got {}"),
-    ("uppercase document ID", inputs(corpus={"Launch": "x"}), "corpus: invalid ID 'Launch'" + ID_RULE),
-    ("33-character document ID", inputs(corpus={ID_33: "x"}), "corpus: invalid ID '%s'" % ID_33 + ID_RULE),
+    ("uppercase document ID", inputs(corpus={"Launch": "x"}),
+     "corpus: invalid ID 'Launch'" + ID_RULE),
+    ("33-character ID", inputs(corpus={ID_33: "x"}),
+     "corpus: invalid ID '%s'" % ID_33 + ID_RULE),
     ("101 documents", inputs(corpus=dict.fromkeys(IDS_101, "A note.")),
-     "corpus: expected at most 100 IDs, got 101: "
-     "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
-    ("blank text", inputs(corpus=dict(CORPUS, archive=" \n\t")),
-     "corpus['archive']: expected text with a non-whitespace character, got ' \\n\\t'"),
-    ("empty text", inputs(corpus=dict(CORPUS, archive="")),
-     "corpus['archive']: expected text with a non-whitespace character, got ''"),
-    ("text as bytes", inputs(corpus=dict(CORPUS, archive=b"old")),
-     "corpus['archive']: expected text with a non-whitespace character, got b'old'"),
+     "corpus: expected at most 100 IDs, got 101: " + IDS_101_SHOWN),
+    ("blank text", inputs(corpus=dict(CORPUS, archive=" \n\t")), BLANK_TEXT + "' \\n\\t'"),
+    ("empty text", inputs(corpus=dict(CORPUS, archive="")), BLANK_TEXT + "''"),
+    ("text as bytes", inputs(corpus=dict(CORPUS, archive=b"old")), BLANK_TEXT + "b'old'"),
     ("text as a str subclass", inputs(corpus=dict(CORPUS, archive=Str("old"))),
-     "corpus['archive']: expected text with a non-whitespace character, got 'old'"),
+     BLANK_TEXT + "'old'"),
     # case: a dict with an ID tuple "relevant" and a dict "support".
     ("case as a tuple", inputs(case=()), "case: expected a dict, got ()"),
     ("case as a dict subclass", inputs(case=Dict(relevant=(), support={})),
      "case: expected a dict, got {'relevant': (), 'support': {}}"),
     ("case without relevant", inputs(case={"support": {}}),
      "case[\"relevant\"]: missing from {'support': {}}"),
-    ("relevant as a list", inputs(case=case_with(relevant=["rollback"])),
+    ("relevant as a list", case_input(relevant=["rollback"]),
      "case[\"relevant\"]: expected a tuple, got ['rollback']"),
-    ("relevant as a tuple subclass", inputs(case=case_with(relevant=Tuple(["rollback"]))),
+    ("relevant as a tuple subclass", case_input(relevant=Tuple(["rollback"])),
      "case[\"relevant\"]: expected a tuple, got ('rollback',)"),
-    ("unknown relevant document", inputs(case=case_with(relevant=("rollback", "zeta"))),
+    ("unknown relevant document", case_input(relevant=("rollback", "zeta")),
      "case[\"relevant\"]: unknown document 'zeta'"),
-    ("repeated relevant document", inputs(case=case_with(relevant=("rollback", "rollback"))),
+    ("repeated relevant document", case_input(relevant=("rollback", "rollback")),
      "case[\"relevant\"]: repeated ID 'rollback'"),
     ("case without support", inputs(case={"relevant": ()}),
      "case[\"support\"]: missing from {'relevant': ()}"),
-    ("support as a list", inputs(case=case_with(support=[])),
-     "case[\"support\"]: expected a dict, got []"),
-    ("support as a dict subclass", inputs(case=case_with(support=Dict())),
+    ("support as a list", case_input(support=[]), "case[\"support\"]: expected a dict, got []"),
+    ("support as a dict subclass", case_input(support=Dict()),
      "case[\"support\"]: expected a dict, got {}"),
-    ("claim label with an underscore", inputs(case=case_with(support={"s_1": ("rollback",)})),
+    ("claim label with an underscore", case_input(support={"s_1": ("rollback",)}),
      "case[\"support\"]: invalid ID 's_1'" + ID_RULE),
-    ("101 claim labels", inputs(case=case_with(support=dict.fromkeys(IDS_101, ("rollback",)))),
-     "case[\"support\"]: expected at most 100 IDs, got 101: "
-     "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
-    ("sources as a list", inputs(case=case_with(support={"switch": ["rollback"]})),
+    ("101 claim labels", case_input(support=dict.fromkeys(IDS_101, ("rollback",))),
+     "case[\"support\"]: expected at most 100 IDs, got 101: " + IDS_101_SHOWN),
+    ("sources as a list", case_input(support={"switch": ["rollback"]}),
      "case[\"support\"]['switch']: expected a tuple, got ['rollback']"),
-    ("no sources", inputs(case=case_with(support={"switch": ()})),
+    ("no sources", case_input(support={"switch": ()}),
      "case[\"support\"]['switch']: expected at least one source, got ()"),
-    ("repeated source", inputs(case=case_with(support={"switch": ("rollback", "rollback")})),
+    ("repeated source", case_input(support={"switch": ("rollback", "rollback")}),
      "case[\"support\"]['switch']: repeated ID 'rollback'"),
-    ("source outside relevant", inputs(case=case_with(support={"switch": ("launch",)})),
+    ("source outside relevant", case_input(support={"switch": ("launch",)}),
      "case[\"support\"]['switch']: source 'launch' is not in case[\"relevant\"]"),
     ("claims expected of an unanswerable question",
      inputs(case={"relevant": (), "support": {"switch": ("rollback",)}}),
      "case[\"support\"]['switch']: source 'rollback' is not in case[\"relevant\"]"),
-    ("relevant documents but no expected claim", inputs(case=case_with(support={})),
+    ("relevant documents but no expected claim", case_input(support={}),
      "case[\"support\"]: expected claims for case[\"relevant\"] ('rollback', 'checklist'), got {}"),
     # case["disputed"] and case["rejected"], when given: labels reviewers did not agree on,
     # and claims they found unsupported by every document.
-    ("disputed as a list", inputs(case=case_with(disputed=[])),
-     "case[\"disputed\"]: expected a dict, got []"),
-    ("disputed claim ID with a capital", inputs(case=case_with(disputed={"Steps": ("rollback",)})),
+    ("disputed as a list", case_input(disputed=[]), "case[\"disputed\"]: expected a dict, got []"),
+    ("disputed claim ID with a capital", case_input(disputed={"Steps": ("rollback",)}),
      "case[\"disputed\"]: invalid ID 'Steps'" + ID_RULE),
-    ("disputed sources as a list", inputs(case=case_with(disputed={"steps": ["rollback"]})),
+    ("disputed sources as a list", case_input(disputed={"steps": ["rollback"]}),
      "case[\"disputed\"]['steps']: expected a tuple, got ['rollback']"),
-    ("no disputed source", inputs(case=case_with(disputed={"steps": ()})),
+    ("no disputed source", case_input(disputed={"steps": ()}),
      "case[\"disputed\"]['steps']: expected at least one source, got ()"),
     ("a disputed source of an expected claim outside relevant",
-     inputs(case=case_with(disputed={"switch": ("launch",)})),
+     case_input(disputed={"switch": ("launch",)}),
      "case[\"disputed\"]['switch']: source 'launch' is not in case[\"relevant\"]"),
-    ("a disputed source outside the corpus", inputs(case=case_with(disputed={"steps": ("zeta",)})),
+    ("a disputed source outside the corpus", case_input(disputed={"steps": ("zeta",)}),
      "case[\"disputed\"]['steps']: unknown document 'zeta'"),
-    ("a label both agreed and disputed", inputs(case=case_with(disputed={
-        "switch": ("checklist", "rollback")})),
-     "case[\"disputed\"]['switch']: source 'rollback' is also in case[\"support\"] or "
-     "case[\"optional\"]"),
-    ("an optional label also disputed", inputs(case=case_with(optional={"extra": ("launch",)},
-                                                               disputed={"extra": ("launch",)})),
-     "case[\"disputed\"]['extra']: source 'launch' is also in case[\"support\"] or "
-     "case[\"optional\"]"),
-    ("rejected as a list", inputs(case=case_with(rejected=["extra"])),
+    ("a label both agreed and disputed", case_input(disputed={"switch": ("checklist", "rollback")}),
+     "case[\"disputed\"]['switch']: source 'rollback'" + DISAGREED),
+    ("an optional label also disputed",
+     case_input(optional={"extra": ("launch",)}, disputed={"extra": ("launch",)}),
+     "case[\"disputed\"]['extra']: source 'launch'" + DISAGREED),
+    ("rejected as a list", case_input(rejected=["extra"]),
      "case[\"rejected\"]: expected a tuple, got ['extra']"),
-    ("a rejected claim repeated", inputs(case=case_with(rejected=("extra", "extra"))),
+    ("a rejected claim repeated", case_input(rejected=("extra", "extra")),
      "case[\"rejected\"]: repeated ID 'extra'"),
-    ("a rejected claim with a label", inputs(case=case_with(rejected=("smoke",))),
-     "case[\"rejected\"]: claim 'smoke' has sources in case[\"support\"], case[\"optional\"] "
-     "or case[\"disputed\"]"),
-    ("a rejected claim that is disputed", inputs(case=case_with(
-        disputed={"steps": ("rollback",)}, rejected=("steps",))),
-     "case[\"rejected\"]: claim 'steps' has sources in case[\"support\"], case[\"optional\"] "
-     "or case[\"disputed\"]"),
+    ("a rejected claim with a label", case_input(rejected=("smoke",)),
+     "case[\"rejected\"]: claim 'smoke'" + HAS_SOURCES),
+    ("a rejected claim that is disputed",
+     case_input(disputed={"steps": ("rollback",)}, rejected=("steps",)),
+     "case[\"rejected\"]: claim 'steps'" + HAS_SOURCES),
     # case["optional"]: claims judged supported that no answer has to make.
-    ("optional as a list", inputs(case=case_with(optional=[])),
-     "case[\"optional\"]: expected a dict, got []"),
-    ("an optional claim that is expected", inputs(case=case_with(optional={"smoke": ("launch",)})),
+    ("optional as a list", case_input(optional=[]), "case[\"optional\"]: expected a dict, got []"),
+    ("an optional claim that is expected", case_input(optional={"smoke": ("launch",)}),
      "case[\"optional\"]: claim 'smoke' is also in case[\"support\"]"),
-    ("an optional source outside the corpus", inputs(case=case_with(optional={"x": ("zeta",)})),
+    ("an optional source outside the corpus", case_input(optional={"x": ("zeta",)}),
      "case[\"optional\"]['x']: unknown document 'zeta'"),
-    ("no optional source", inputs(case=case_with(optional={"x": ()})),
+    ("no optional source", case_input(optional={"x": ()}),
      "case[\"optional\"]['x']: expected at least one source, got ()"),
     # case["support"] of None, for answers nobody labelled: no other label then.
     ("a disputed label where no answer is labelled",
-     inputs(case=case_with(support=None, disputed={"x": ("launch",)})),
+     case_input(support=None, disputed={"x": ("launch",)}),
      "case[\"disputed\"]: labels claims, but case[\"support\"] is None: got {'x': ('launch',)}"),
-    ("a rejected claim where no answer is labelled",
-     inputs(case=case_with(support=None, rejected=("x",))),
+    ("a rejected claim where no answer is labelled", case_input(support=None, rejected=("x",)),
      "case[\"rejected\"]: labels claims, but case[\"support\"] is None: got ('x',)"),
     # case["grades"] and case["group"], when given.
-    ("grades of other documents", inputs(case=case_with(grades={"rollback": 2})),
+    ("grades of other documents", case_input(grades={"rollback": 2}),
      "case[\"grades\"]: expected a grade for each document of case[\"relevant\"] ('rollback', "
      "'checklist'), got {'rollback': 2}"),
-    ("a grade of 0", inputs(case=case_with(grades={"rollback": 0, "checklist": 1})),
+    ("a grade of 0", case_input(grades={"rollback": 0, "checklist": 1}),
      "case[\"grades\"]['rollback']: expected an int from 1 to 100, got 0"),
-    ("a grade of True", inputs(case=case_with(grades={"rollback": 2, "checklist": True})),
+    ("a grade of True", case_input(grades={"rollback": 2, "checklist": True}),
      "case[\"grades\"]['checklist']: expected an int from 1 to 100, got True"),
-    ("a group with a space", inputs(case=case_with(group="chat 7")),
-     "case[\"group\"]: invalid name 'chat 7' (names are 1 to 64 printable ASCII characters, "
-     "no spaces)"),
+    ("a group with a space", case_input(group="chat 7"),
+     "case[\"group\"]: invalid name 'chat 7'" + NAME_RULE),
     # A key a letter or two from a known one is a typo, not a free key.
-    ("a misspelt disputed", inputs(case=case_with(disputes={"x": ("launch",)})),
+    ("a misspelt disputed", case_input(disputes={"x": ("launch",)}),
      'case["disputes"]: unknown key; did you mean "disputed"?'),
-    ("a capital in a known key", inputs(case=case_with(Restricted=("archive",))),
+    ("a capital in a known key", case_input(Restricted=("archive",)),
      'case["Restricted"]: unknown key; did you mean "restricted"?'),
     ("a misspelt claims", inputs(run={"retrieved": (), "claims": (), "claim": ()}),
      'run["claim"]: unknown key; did you mean "claims"?'),
     # case["restricted"], when given: an ID tuple of corpus documents, none of them relevant.
-    ("restricted as a list", inputs(case=case_with(restricted=["archive"])),
+    ("restricted as a list", case_input(restricted=["archive"]),
      "case[\"restricted\"]: expected a tuple, got ['archive']"),
-    ("unknown restricted document", inputs(case=case_with(restricted=("archive", "zeta"))),
+    ("unknown restricted document", case_input(restricted=("archive", "zeta")),
      "case[\"restricted\"]: unknown document 'zeta'"),
-    ("repeated restricted document", inputs(case=case_with(restricted=("archive", "archive"))),
+    ("repeated restricted document", case_input(restricted=("archive", "archive")),
      "case[\"restricted\"]: repeated ID 'archive'"),
-    ("restricted ID with a capital", inputs(case=case_with(restricted=("Archive",))),
+    ("restricted ID with a capital", case_input(restricted=("Archive",)),
      "case[\"restricted\"]: invalid ID 'Archive'" + ID_RULE),
-    ("a relevant document restricted", inputs(case=case_with(restricted=("archive", "checklist"))),
+    ("a relevant document restricted", case_input(restricted=("archive", "checklist")),
      "case[\"restricted\"]: document 'checklist' is in case[\"relevant\"]"),
     ("101 restricted documents", inputs(corpus=CORPUS_100, run={"retrieved": (), "claims": ()},
                                         case=dict(CASES["region"], restricted=IDS_101)),
-     "case[\"restricted\"]: expected at most 100 IDs, got 101: "
-     "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
+     "case[\"restricted\"]: expected at most 100 IDs, got 101: " + IDS_101_SHOWN),
     # run: a dict with an ID tuple "retrieved" and a tuple of claims.
     ("run as None", inputs(run=None), "run: expected a dict, got None"),
     ("run as a dict subclass", inputs(run=Dict(retrieved=(), claims=())),
@@ -1327,46 +1304,41 @@ REJECTED = [
      "run[\"retrieved\"]: missing from {'claims': ()}"),
     ("run without claims", inputs(run={"retrieved": ()}),
      "run[\"claims\"]: missing from {'retrieved': ()}"),
-    ("retrieved as a string", inputs(run=run_with(retrieved="rollback")),
+    ("retrieved as a string", run_input(retrieved="rollback"),
      "run[\"retrieved\"]: expected a tuple, got 'rollback'"),
-    ("unknown retrieved document", inputs(run=run_with(retrieved=("rollback", "zeta"))),
+    ("unknown retrieved document", run_input(retrieved=("rollback", "zeta")),
      "run[\"retrieved\"]: unknown document 'zeta'"),
-    ("repeated retrieved document",
-     inputs(run=run_with(retrieved=("archive", "rollback", "rollback"))),
+    ("repeated retrieved document", run_input(retrieved=("archive", "rollback", "rollback")),
      "run[\"retrieved\"]: repeated ID 'rollback'"),
-    ("retrieved ID with a trailing newline", inputs(run=run_with(retrieved=("rollback\n",))),
+    ("retrieved ID with a trailing newline", run_input(retrieved=("rollback\n",)),
      "run[\"retrieved\"]: invalid ID 'rollback\\n'" + ID_RULE),
-    ("retrieved ID as a str subclass", inputs(run=run_with(retrieved=(Str("rollback"),))),
+    ("retrieved ID as a str subclass", run_input(retrieved=(Str("rollback"),)),
      "run[\"retrieved\"]: invalid ID 'rollback'" + ID_RULE),
     ("101 retrieved IDs", inputs(corpus=CORPUS_100, case=CASES["region"],
                                  run=run_with(retrieved=IDS_101)),
-     "run[\"retrieved\"]: expected at most 100 IDs, got 101: "
-     "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
-    ("claims as a list", inputs(run=run_with(claims=[])),
-     "run[\"claims\"]: expected a tuple, got []"),
-    ("101 claims", inputs(run=run_with(claims=tuple((i, ()) for i in IDS_101))),
+     "run[\"retrieved\"]: expected at most 100 IDs, got 101: " + IDS_101_SHOWN),
+    ("claims as a list", run_input(claims=[]), "run[\"claims\"]: expected a tuple, got []"),
+    ("101 claims", run_input(claims=tuple((i, ()) for i in IDS_101)),
      "run[\"claims\"]: expected at most 100 claims, got 101: "
      "(('d0', ()), ('d1', ()), ('d2', ()), ('d3', ()), ('d4', ()), ('d5', ()), ('d6..."),
-    ("claim as a bare ID", inputs(run=run_with(claims=("switch",))),
-     "run[\"claims\"][0]: expected a (claim ID, citations) pair, got 'switch'"),
-    ("claim as a triple", inputs(run=run_with(claims=(("switch", ("rollback",), 1),))),
-     "run[\"claims\"][0]: expected a (claim ID, citations) pair, got ('switch', ('rollback',), 1)"),
-    ("claim as a namedtuple", inputs(run=run_with(claims=(Pair("switch", ()),))),
-     "run[\"claims\"][0]: expected a (claim ID, citations) pair, "
-     "got Pair(claim='switch', citations=())"),
-    ("claim ID with a space", inputs(run=run_with(claims=(("smoke test", ()),))),
+    ("claim as a bare ID", run_input(claims=("switch",)),
+     "run[\"claims\"][0]: " + NOT_A_PAIR + "'switch'"),
+    ("claim as a triple", run_input(claims=(("switch", ("rollback",), 1),)),
+     "run[\"claims\"][0]: " + NOT_A_PAIR + "('switch', ('rollback',), 1)"),
+    ("claim as a namedtuple", run_input(claims=(Pair("switch", ()),)),
+     "run[\"claims\"][0]: " + NOT_A_PAIR + "Pair(claim='switch', citations=())"),
+    ("claim ID with a space", run_input(claims=(("smoke test", ()),)),
      "run[\"claims\"][0]: invalid claim ID 'smoke test'" + ID_RULE),
-    ("repeated claim ID", inputs(run=run_with(claims=(("switch", ()), ("switch", ())))),
+    ("repeated claim ID", run_input(claims=(("switch", ()), ("switch", ()))),
      "run[\"claims\"][1]: repeated claim ID 'switch'"),
-    ("citations as a string", inputs(run=run_with(claims=(("switch", "rollback"),))),
+    ("citations as a string", run_input(claims=(("switch", "rollback"),)),
      "run[\"claims\"][0][1]: expected a tuple, got 'rollback'"),
-    ("citation with a non-ASCII letter", inputs(run=run_with(claims=(("switch", ("rollbäck",)),))),
+    ("citation with a non-ASCII letter", run_input(claims=(("switch", ("rollbäck",)),)),
      "run[\"claims\"][0][1]: invalid ID 'rollb\\xe4ck'" + ID_RULE),  # escaped: no look-alike
-    ("repeated citation", inputs(run=run_with(claims=(("x", ()), ("switch", ("a", "a"))))),
+    ("repeated citation", run_input(claims=(("x", ()), ("switch", ("a", "a")))),
      "run[\"claims\"][1][1]: repeated ID 'a'"),
-    ("101 citations", inputs(run=run_with(claims=(("switch", IDS_101),))),
-     "run[\"claims\"][0][1]: expected at most 100 IDs, got 101: "
-     "('d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10', 'd11', 'd..."),
+    ("101 citations", run_input(claims=(("switch", IDS_101),)),
+     "run[\"claims\"][0][1]: expected at most 100 IDs, got 101: " + IDS_101_SHOWN),
 ]
 
 # (what is at the boundary, evaluate()'s arguments): each must be accepted.
@@ -1384,34 +1356,34 @@ ACCEPTED = [
             case={"relevant": ("a-1",), "support": {"c-2": ("a-1",)}},
             run={"retrieved": ("z9-", "a-1"), "claims": (("c-2", ("a-1",)),)})),
     ("100 documents, all retrieved and relevant, 100 claims of 100 citations",
-     inputs(corpus=CORPUS_100, case={"relevant": IDS_100, "support": {i: IDS_100 for i in IDS_100}},
+     inputs(corpus=CORPUS_100,
+            case={"relevant": IDS_100, "support": {i: IDS_100 for i in IDS_100}},
             run={"retrieved": IDS_100, "claims": tuple((i, IDS_100) for i in IDS_100)})),
     ("an empty retrieval and an empty answer", inputs(run={"retrieved": (), "claims": ()})),
-    ("a claim with no citations", inputs(run=run_with(claims=(("switch", ()),)))),
-    ("a citation outside the corpus", inputs(run=run_with(claims=(("switch", ("zeta",)),)))),
-    ("a claim with no support label", inputs(run=run_with(claims=(("extra", ("rollback",)),)))),
+    ("a claim with no citations", run_input(claims=(("switch", ()),))),
+    ("a citation outside the corpus", run_input(claims=(("switch", ("zeta",)),))),
+    ("a claim with no support label", run_input(claims=(("extra", ("rollback",)),))),
     ("other keys in case and run", inputs(case=case_with(question="?", notes=[1]),
                                           run=run_with(model="m1", answer="Roll back."))),
     ("text padded with whitespace", inputs(corpus=dict(CORPUS, archive="\n old \n"))),
-    ("nothing disputed or rejected", inputs(case=case_with(disputed={}, rejected=()))),
+    ("nothing disputed or rejected", case_input(disputed={}, rejected=())),
     ("a claim with an agreed and a disputed source",
-     inputs(case=case_with(disputed={"switch": ("checklist",)}))),
-    ("a run that makes no answer", inputs(run=run_with(claims=None))),
-    ("a case whose answers nobody labelled", inputs(case=case_with(support=None))),
+     case_input(disputed={"switch": ("checklist",)})),
+    ("a run that makes no answer", run_input(claims=None)),
+    ("a case whose answers nobody labelled", case_input(support=None)),
     ("an unanswerable case nobody labelled", inputs(case={"relevant": (), "support": None})),
     ("an optional claim citing a document that is not relevant",
-     inputs(case=case_with(optional={"extra": ("launch",)}))),
+     case_input(optional={"extra": ("launch",)})),
     ("a disputed source of an unexpected claim that is not relevant",
-     inputs(case=case_with(disputed={"extra": ("archive",)}))),
-    ("grades of 1 and 100", inputs(case=case_with(grades={"rollback": 1, "checklist": 100}))),
-    ("a group", inputs(case=case_with(group="chat-7"))),
+     case_input(disputed={"extra": ("archive",)})),
+    ("grades of 1 and 100", case_input(grades={"rollback": 1, "checklist": 100})),
+    ("a group", case_input(group="chat-7")),
     ("free keys three letters from every known key", inputs(case=case_with(supp=1, query="?"),
                                                             run=run_with(model="m1"))),
     ("a rejected claim the run makes", inputs(case=case_with(rejected=("extra",)),
                                               run=run_with(claims=(("extra", ("rollback",)),)))),
-    ("nothing restricted", inputs(case=case_with(restricted=()))),
-    ("documents restricted that are not relevant",
-     inputs(case=case_with(restricted=("archive", "launch")))),
+    ("nothing restricted", case_input(restricted=())),
+    ("documents restricted that are not relevant", case_input(restricted=("archive", "launch"))),
     ("100 restricted documents", inputs(corpus=CORPUS_100, run={"retrieved": (), "claims": ()},
                                         case=dict(CASES["region"], restricted=IDS_100))),
 ]

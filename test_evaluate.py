@@ -960,10 +960,9 @@ class Readings(TestCase):
         def readings(case, run, k):
             strict = evaluate.evaluate(SWEEP_CORPUS, case, run, k=k)
             loose = evaluate.evaluate(SWEEP_CORPUS, evaluate.lenient(case), run, k=k)
-            why = [reason for claim, reason in evaluate.explain(SWEEP_CORPUS, case, run,
-                                                                 k=k)["claims"]]
+            why = evaluate.explain(SWEEP_CORPUS, case, run, k=k)["claims"]
             return strict, loose, [reason if reason in TOLD_APART else "another rule"
-                                   for reason in why]
+                                   for claim, reason in why]
 
         def expected(case, run, k):
             support, optional = merged_apart(case)
@@ -1008,12 +1007,10 @@ class Readings(TestCase):
 
     def test_a_decision_needs_something_judged(self):
         self.assertIsNone(evaluate._decision("both", {"accepted": None}, {"accepted": None}))
-        cases = dict(four_questions()["cases"], owner=dict(CASES["owner"], restricted=()))
-        line = text_of(four_questions(cases=cases, policy={"critical": ("launch",)}),
-                       "--summary").splitlines()
+        data = four_questions(cases=undisclosing(), policy={"critical": ("launch",)})
         self.assertIn("decision for A alone under the plan 'both': none, as no rule of the policy "
                       "could be checked (strict reading: 0 broken, 0 held; lenient reading: 0 "
-                      "broken, 0 held); both readings agree", line)
+                      "broken, 0 held); both readings agree", text_of(data, "--summary").split("\n"))
 
     def test_the_decision_takes_the_readings_its_plan_names(self):
         def accepted(plan, strict, loose):
@@ -1030,50 +1027,41 @@ class Readings(TestCase):
         self.assertRows(accepted, rows)
 
     def test_where_the_readings_disagree_the_summary_names_the_labels_to_resolve(self):
-        cases = dict(four_questions()["cases"], owner=dict(CASES["owner"], restricted=()))
-        decisions = []
-        for plan in ("strict", "lenient", "both"):
-            data = four_questions(cases=cases, policy=dict(POLICY, unresolved=plan))
-            result = evaluate.report(data, summary=True)
-            decided = result["summary"]["comparisons"][0]["decision"]
-            decisions.append((decided["plan"], decided["accepted"], decided["depends_on"]))
-        self.assertEqual(decisions, [
-            ("strict", False, [("launch", "bonus", ("launch",))]),
-            ("lenient", True, [("launch", "bonus", ("launch",))]),
-            ("both", False, [("launch", "bonus", ("launch",))])])
+        def decided(plan):
+            policy = dict(POLICY, unresolved=plan)
+            found = decision_of(four_questions(cases=undisclosing(), policy=policy))
+            return found["plan"], found["accepted"], found["depends_on"], found["findings"]
+        bonus = [("launch", "bonus", ("launch",))]
         # Under every plan, each broken finding says which readings break it.
-        self.assertEqual(result["summary"]["decisions"]["B"]["findings"], [
-            ("critical", "launch", "regressed: support 1.00 -> 0.50", "strict"),
-            ("unsupported_budget", "answerable", "1 unsupported claim, budget 0", "strict")])
-        agreeing = evaluate.report(four_questions(), summary=True)["summary"]
+        findings = [("critical", "launch", "regressed: support 1.00 -> 0.50", "strict"),
+                    ("unsupported_budget", "answerable", "1 unsupported claim, budget 0", "strict")]
+        self.assertRows(decided, [(("strict",), ("strict", False, bonus, findings)),
+                                  (("lenient",), ("lenient", True, bonus, findings)),
+                                  (("both",), ("both", False, bonus, findings))])
+        agreeing = summary_of()
         self.assertEqual([(decided["plan"], decided["depends_on"]) for decided in (
             agreeing["comparisons"][0]["decision"], agreeing["policy"]["baseline_alone"])],
                          [("both", []), ("both", [])])  # the fixture's plan; nothing to resolve
-        unplanned = dict(POLICY)
-        del unplanned["unresolved"]
-        result = evaluate.report(four_questions(policy=unplanned), summary=True)
-        self.assertEqual(result["summary"]["comparisons"][0]["decision"]["plan"], "both")
-        line = text_of(four_questions(cases=cases), "--summary").splitlines()[-1]
+        unplanned = {rule: value for rule, value in POLICY.items() if rule != "unresolved"}
+        self.assertEqual(decision_of(four_questions(policy=unplanned))["plan"], "both")
+        line = text_of(four_questions(cases=undisclosing()), "--summary").splitlines()[-1]
         self.assertEqual(line, "decision for B against A under the plan 'both': not accepted "
                                "(strict reading: 2 broken, 5 held; lenient reading: 0 broken, "
                                "7 held); the readings disagree, so resolve these disputed labels "
                                "first: launch: bonus <- launch")
 
     def test_nothing_is_said_of_readings_when_no_label_is_disputed(self):
-        cases = {name: without_reviews(CASES[name]) for name in FOUR}
-        out = text_of(four_questions(cases=cases), "--summary", "--explain")
+        out = text_of(four_questions(cases=unreviewed()), "--summary", "--explain")
         self.assertEqual([line for line in out.splitlines() if "lenient" in line
                           or "disputed label" in line or "reading" in line], [])
 
     def test_the_review_queue_lists_exactly_the_claims_nobody_reviewed(self):
-        cases = {name: without_reviews(CASES[name]) for name in FOUR}
-        queue = evaluate.report(four_questions(cases=cases), explain=True)["review_queue"]
-        self.assertEqual(queue, [("A", "region", "region", ("archive",)),
-                                 ("B", "launch", "bonus", ("launch",))])
-        summary = evaluate.report(four_questions(cases=cases), summary=True)["summary"]
-        self.assertEqual(summary["unreviewed"], {"A": 1, "B": 1})
-        lines = text_of(four_questions(cases=cases), "--explain").splitlines()
-        self.assertEqual(lines[-3:], [
+        data = four_questions(cases=unreviewed())
+        self.assertEqual(evaluate.report(data, explain=True)["review_queue"],
+                         [("A", "region", "region", ("archive",)),
+                          ("B", "launch", "bonus", ("launch",))])
+        self.assertEqual(summary_of(cases=unreviewed())["unreviewed"], {"A": 1, "B": 1})
+        self.assertEqual(text_of(data, "--explain").splitlines()[-3:], [
             "claims nobody has labelled, rejected or disputed: the next round of reviewing",
             "A | region: claim region citing archive", "B | launch: claim bonus citing launch"])
         self.assertEqual(evaluate.report(four_questions(), explain=True)["review_queue"], [])
@@ -1081,26 +1069,21 @@ class Readings(TestCase):
         runs = dict(four_questions()["runs"], region={"A": bare, "B": RUNS["region"]["B"]})
         self.assertEqual(evaluate.report(four_questions(runs=runs), explain=True)["review_queue"],
                          [("A", "region", "guess", ())])
-        summary = evaluate.report(four_questions(runs=runs), summary=True)["summary"]
-        self.assertEqual(summary["unreviewed"], {"A": 1, "B": 0})
+        self.assertEqual(summary_of(runs=runs)["unreviewed"], {"A": 1, "B": 0})
 
-    def test_a_slice_finding_that_differs_names_the_disputed_labels_that_move_its_counts(self):
-        cases = dict(four_questions()["cases"], owner=dict(CASES["owner"], restricted=()),
-                     rollback=dict(CASES["rollback"], disputed={"switch": ("checklist",)}))
-        data = four_questions(cases=cases, policy={"unsupported_budget": {"answerable": 0}})
-        decided = evaluate.report(data, summary=True)["summary"]["comparisons"][0]["decision"]
-        # rollback's disputed label moves no count: B's switch cites rollback either way.
-        self.assertEqual((decided["accepted"], decided["depends_on"]),
-                         (False, [("launch", "bonus", ("launch",))]))
-
-    def test_only_the_disputed_labels_a_differing_finding_rests_on_are_named(self):
-        cases = dict(four_questions()["cases"], owner=dict(CASES["owner"], restricted=()),
-                     rollback=dict(CASES["rollback"], disputed={"extra": ("checklist",)}))
-        data = four_questions(cases=cases, policy={"critical": ("launch", "owner")})
-        decided = evaluate.report(data, summary=True)["summary"]["comparisons"][0]["decision"]
-        # rollback's disputed label changes its counts, but no rule reads them.
-        self.assertEqual((decided["accepted"], decided["depends_on"]),
-                         (False, [("launch", "bonus", ("launch",))]))
+    def test_a_differing_finding_names_only_the_disputed_labels_it_rests_on(self):
+        def depends_on(disputed, policy):
+            cases = undisclosing(rollback=dict(CASES["rollback"], disputed=disputed))
+            decided = decision_of(four_questions(cases=cases, policy=policy))
+            return decided["accepted"], decided["depends_on"]
+        bonus = (False, [("launch", "bonus", ("launch",))])
+        rows = [
+            # B's switch cites rollback either way: this disputed label moves no count.
+            (({"switch": ("checklist",)}, {"unsupported_budget": {"answerable": 0}}), bonus),
+            # This one changes rollback's counts, but no rule reads them.
+            (({"extra": ("checklist",)}, {"critical": ("launch", "owner")}), bonus),
+        ]
+        self.assertRows(depends_on, rows)
 
 
 TOLD_APART = (None, "only a disputed label supports it", "judged unsupported", "no label")
@@ -1721,12 +1704,6 @@ class ManyQuestions(TestCase):
 
 # --- Comparing systems --------------------------------------------------------------
 
-
-def fixture_summary():
-    """Return the summary of the report on the four original questions."""
-    return evaluate.report(four_questions(), summary=True)["summary"]
-
-
 def with_scores(**changes):
     """Return a row of scores, all n/a but for some metrics."""
     return dict(dict.fromkeys(evaluate._METRICS), **changes)
@@ -1766,38 +1743,36 @@ class Comparison(TestCase):
         self.assertRows(evaluate._macro_mean, rows)
 
     def test_answerable_slice_macro_means_match_the_comparison(self):
-        means = fixture_summary()["means"]["answerable"]
+        means = summary_of()["means"]["answerable"]
         got = {metric: tuple(tuple(means[metric][system].values()) for system in "AB")
                for metric in EXPECTED_MEANS}
         self.assertSnapshot(got, EXPECTED_MEANS, "EXPECTED_MEANS")
 
     def test_unanswerable_slice_averages_only_what_applies(self):
-        means = fixture_summary()["means"]["unanswerable"]
+        means = summary_of()["means"]["unanswerable"]
         self.assertEqual((means["support"]["A"], means["support"]["B"], means["precision"]["A"]),
                          ({"mean": 0.0, "averaged": 1, "total": 1},
                           {"mean": None, "averaged": 0, "total": 1},
                           {"mean": None, "averaged": 0, "total": 1}))
 
-    def test_pooled_support_adds_claim_counts_and_differs_from_the_macro_mean(self):
-        means = fixture_summary()["means"]
+    def test_pooled_support_adds_claim_counts_and_is_na_without_claims(self):
+        means = summary_of()["means"]
         self.assertEqual(means["answerable"]["pooled_support"], {
             "A": {"supported": 2, "generated": 3, "ratio": 2 / 3},
             "B": {"supported": 4, "generated": 5, "ratio": 0.8}})
         self.assertEqual(means["answerable"]["support"]["B"]["mean"], 2.5 / 3)  # not 0.8
-
-    def test_pooled_support_without_claims_is_na(self):
-        pooled = fixture_summary()["means"]["unanswerable"]["pooled_support"]
-        self.assertEqual(pooled["B"], {"supported": 0, "generated": 0, "ratio": None})
+        self.assertEqual(means["unanswerable"]["pooled_support"]["B"],
+                         {"supported": 0, "generated": 0, "ratio": None})  # no claim: n/a
 
     def test_correct_abstentions_count_only_unanswerable_questions(self):
-        means = fixture_summary()["means"]
+        means = summary_of()["means"]
         self.assertEqual(means["unanswerable"]["correct_abstentions"],
                          {"A": {"correct": 0, "total": 1}, "B": {"correct": 1, "total": 1}})
         self.assertIsNone(means["answerable"]["correct_abstentions"])
         empty = {name: dict(RUNS[name], B={"retrieved": (), "claims": ()}) for name in FOUR}
-        summary = evaluate.report(four_questions(runs=empty), summary=True)["summary"]
-        self.assertEqual(summary["means"]["unanswerable"]["correct_abstentions"]["B"],
-                         {"correct": 1, "total": 1})  # empty answers elsewhere are not counted
+        means = summary_of(runs=empty)["means"]  # empty answers elsewhere are not counted
+        self.assertEqual(means["unanswerable"]["correct_abstentions"]["B"],
+                         {"correct": 1, "total": 1})
 
     def test_change_compares_values_and_leaves_na_unjudged(self):
         rows = [
@@ -1807,7 +1782,7 @@ class Comparison(TestCase):
         ]
         self.assertRows(evaluate._change, rows)
 
-    def test_verdict_weighs_what_got_better_against_what_got_worse(self):
+    def test_verdict_weighs_better_against_worse_and_leaves_a_change_to_na_unjudged(self):
         rows = [
             ((with_scores(recall=0.5), with_scores(recall=1.0)), "improved"),
             ((with_scores(recall=1.0), with_scores(recall=0.5)), "regressed"),
@@ -1816,24 +1791,20 @@ class Comparison(TestCase):
             ((with_scores(), with_scores()), "unchanged"),
             ((with_scores(abstention_correct=False), with_scores(abstention_correct=True)),
              "improved"),
+            ((with_scores(support=0.0), with_scores(support=None)), "unchanged"),  # to n/a alone
+            ((with_scores(support=None), with_scores(support=0.0)), "unchanged"),
         ]
         self.assertRows(evaluate._verdict, rows)
-
-    def test_a_change_to_na_alone_is_not_judged(self):
-        before, after = with_scores(support=0.0), with_scores(support=None)
-        self.assertEqual(evaluate._verdict(before, after), "unchanged")
-        self.assertEqual(evaluate._verdict(after, before), "unchanged")
 
     def test_fixture_verdicts_show_the_regression_behind_better_averages(self):
         before, after = fixture_scores("A", FOUR), fixture_scores("B", FOUR)
         verdicts = {name: evaluate._verdict(before[name], after[name]) for name in FOUR}
-        verdicts["totals"] = fixture_summary()["comparisons"][0]["totals"]
+        verdicts["totals"] = summary_of()["comparisons"][0]["totals"]
         self.assertSnapshot(verdicts, EXPECTED_VERDICTS, "EXPECTED_VERDICTS")
 
     def test_verdict_totals_count_every_verdict_in_a_fixed_order(self):
         runs = {name: dict(RUNS[name], B=RUNS[name]["A"]) for name in FOUR}
-        totals = evaluate.report(four_questions(runs=runs), summary=True)["summary"][
-            "comparisons"][0]["totals"]
+        totals = summary_of(runs=runs)["comparisons"][0]["totals"]
         self.assertEqual(list(totals.items()), [
             ("improved", 0), ("regressed", 0), ("mixed", 0), ("unchanged", 4)])
 
@@ -1854,16 +1825,14 @@ class Comparison(TestCase):
 # --- Deciding: the acceptance policy --------------------------------------------------
 
 def counts(relevant=1, hits=1, first_hit=1, generated=1, supported=1, expected=1, disclosed=0):
-    """Return a tally at k=2 with these counts, every supported claim an expected one; by
-    default a perfect answerable question."""
+    """Return a tally at k=2, every supported claim expected; by default a perfect one."""
     return {"relevant": relevant, "k": 2, "hits": hits, "first_hit": first_hit,
             "generated": generated, "supported": supported, "expected": expected,
             "covered": supported, "disclosed": disclosed}
 
 
 def judgement(policy, candidate, baseline=None):
-    """Return the judgement of hand-made tallies by a policy, as report() makes it: the
-    policy checked against the candidate's questions, the declared test from the scores."""
+    """Return the judgement of hand-made tallies by a policy, as report() makes it."""
     evaluate._check_policy_rules(policy, {name: counts["relevant"] > 0
                                           for name, counts in candidate.items()})
     test = None
@@ -1917,8 +1886,7 @@ EXPECTED_POLICY_B_AGAINST_A = {
 
 
 def moved(values):
-    """Return tallies whose coverage is each of values, a ratio of 0, 1, 2 or 3 of 3 claims;
-    None is an empty answer."""
+    """Return tallies of coverage 0, 1/3, 2/3 or 1 of 3 claims, or None: an empty answer."""
     return {"q%d" % index: counts(generated=0, expected=3, supported=0) if value is None else
             counts(generated=3, expected=3, supported=int(value * 3))
             for index, value in enumerate(values)}
@@ -1936,8 +1904,7 @@ class Policy(TestCase):
         self.assertSnapshot(judged, EXPECTED_POLICY_A, "EXPECTED_POLICY_A")
 
     def test_b_against_a_discloses_and_breaks_two_rules_over_the_disputed_bonus_claim(self):
-        judged = judgement(POLICY, fixture_tallies("B", FOUR),
-                                       fixture_tallies("A", FOUR))
+        judged = judgement(POLICY, fixture_tallies("B", FOUR), fixture_tallies("A", FOUR))
         self.assertSnapshot(judged, EXPECTED_POLICY_B_AGAINST_A, "EXPECTED_POLICY_B_AGAINST_A")
 
     def test_each_rule_is_held_or_broken_by_its_numbers(self):
@@ -1945,8 +1912,11 @@ class Policy(TestCase):
             judged = judgement(policy, candidate, baseline)
             return [(outcome, subject, detail) for outcome in ("broken", "held")
                     for rule, subject, detail in judged[outcome]]
-        critical, budget = {"critical": ("q",)}, {"unsupported_budget": {"answerable": 1,
-                                                                          "unanswerable": 0}}
+
+        def cover(minimum):
+            return {"critical": ("q",), "min_coverage": minimum}
+        critical = {"critical": ("q",)}
+        budget = {"unsupported_budget": {"answerable": 1, "unanswerable": 0}}
         rows = [
             # critical: nothing judged may get worse than the baseline.
             ((critical, {"q": counts(generated=2)}, {"q": counts()}),
@@ -1959,16 +1929,13 @@ class Policy(TestCase):
             ((critical, {"q": counts()}, {"q": counts()}), [("held", "q", "unchanged")]),
             ((critical, {"q": counts(generated=2)}), []),  # no baseline: not checked
             # min_coverage: each critical question reaches it.
-            (({"critical": ("q",), "min_coverage": 1.0}, {"q": counts(supported=0)}),
+            ((cover(1.0), {"q": counts(supported=0)}),
              [("broken", "q", "coverage 0/1, minimum 1")]),
-            (({"critical": ("q",), "min_coverage": 0}, {"q": counts(supported=0)}),
-             [("held", "q", "coverage 0/1, minimum 0")]),
-            (({"critical": ("q",), "min_coverage": 0.5}, {"q": counts(expected=2)}),
-             [("held", "q", "coverage 1/2, minimum 0.5")]),
-            (({"critical": ("q",), "min_coverage": 0.51}, {"q": counts(expected=2)}),
+            ((cover(0), {"q": counts(supported=0)}), [("held", "q", "coverage 0/1, minimum 0")]),
+            ((cover(0.5), {"q": counts(expected=2)}), [("held", "q", "coverage 1/2, minimum 0.5")]),
+            ((cover(0.51), {"q": counts(expected=2)}),
              [("broken", "q", "coverage 1/2, minimum 0.51")]),
-            (({"critical": ("q",), "min_coverage": 0.67}, {"q": counts(generated=3, supported=2,
-                                                                        expected=3)}),
+            ((cover(0.67), {"q": counts(generated=3, supported=2, expected=3)}),
              [("broken", "q", "coverage 2/3, minimum 0.67")]),  # 2/3 falls short of 0.67
             # unsupported_budget: unsupported claims summed over each slice it names.
             ((budget, {"q": counts(generated=2), "p": counts(generated=3), "r": ABSTAINED}),
@@ -1981,63 +1948,61 @@ class Policy(TestCase):
                                                              "r": ABSTAINED}),
              [("held", "unanswerable", "0 unsupported claims, budget 0")]),
             # must_abstain: no claims at all.
-            (({"must_abstain": ("r",)}, {"r": ANSWERED}), [("broken", "r", "answered with 1 claim")]),
+            (({"must_abstain": ("r",)}, {"r": ANSWERED}),
+             [("broken", "r", "answered with 1 claim")]),
             (({"must_abstain": ("r",)}, {"r": ABSTAINED}), [("held", "r", "abstained")]),
         ]
         self.assertRows(outcomes, rows)
 
     def test_a_rule_left_out_is_not_checked(self):
         candidate = {"q": counts(generated=2, supported=0), "r": ANSWERED}  # bad on every count
-        rows = [((policy,), [finding[0] for finding in judgement(
-                 policy, candidate, QUESTIONS)["broken"]])
-                for policy in [{"critical": ("q",)}, {"must_abstain": ("r",)},
-                               {"unsupported_budget": {"answerable": 0}}]]
-        expected = [["critical"], ["must_abstain"], ["unsupported_budget"]]
-        self.assertEqual([got for _, got in rows], expected)
+        rows = [(({"critical": ("q",)},), ["critical"]),
+                (({"must_abstain": ("r",)},), ["must_abstain"]),
+                (({"unsupported_budget": {"answerable": 0}},), ["unsupported_budget"])]
+        self.assertRows(lambda policy: [finding[0] for finding in judgement(
+            policy, candidate, QUESTIONS)["broken"]], rows)
 
     def test_critical_and_significance_need_a_baseline(self):
         policy = {"critical": ("q",), "significance": {"metric": "recall", "alpha": 0.05}}
-        judged = judgement(policy, QUESTIONS)
-        self.assertEqual(judged, {"accepted": None, "broken": [], "held": [],  # nothing judged
-                                  "unchecked": [("critical", "no baseline to compare with"),
-                                                ("significance", "no baseline to compare with")],
-                                  "significance": None})
+        self.assertEqual(judgement(policy, QUESTIONS), {
+            "accepted": None, "broken": [], "held": [],  # nothing judged
+            "unchecked": [("critical", "no baseline to compare with"),
+                          ("significance", "no baseline to compare with")],
+            "significance": None})
 
     def test_significance_holds_when_the_metric_rises_with_p_below_alpha(self):
         def outcome(before, after, alpha=0.05, metric="coverage"):
             policy = {"significance": {"metric": metric, "alpha": alpha}}
             judged = judgement(policy, moved(after), moved(before))
             return [(held, detail) for held in ("held", "broken") for _, _, detail in judged[held]]
+
+        def detail(mean, p, alpha=0.05, metric="coverage", pairs="6 of 6"):
+            return ("%s mean %s (%s), p = %s (exact), alpha %s, two-sided: a one-sided test at %s"
+                    % (metric, mean, pairs, p, alpha, alpha / 2))
         six = [0.0] * 6
         rows = [
             # Six questions all up: p = 2 / 2**6 = 1/32, below 0.05 but not below 0.03.
-            ((six, [1.0] * 6), [("held", "coverage mean +1.00 (6 of 6), p = 1/32 (exact), "
-                                         "alpha 0.05, two-sided: a one-sided test at 0.025")]),
-            ((six, [1.0] * 6, 0.03), [("broken", "coverage mean +1.00 (6 of 6), p = 1/32 "
-                                                 "(exact), alpha 0.03, two-sided: a one-sided test at 0.015")]),
-            ((six, [1.0] * 6, 0.03125), [("broken", "coverage mean +1.00 (6 of 6), p = 1/32 "
-                                                    "(exact), alpha 0.03125, two-sided: a one-sided test at 0.015625")]),  # p must be below
+            ((six, [1.0] * 6), [("held", detail("+1.00", "1/32"))]),
+            ((six, [1.0] * 6, 0.03), [("broken", detail("+1.00", "1/32", 0.03))]),
+            ((six, [1.0] * 6, 0.03125), [("broken", detail("+1.00", "1/32", 0.03125))]),  # below
             # All down: as rare, but the wrong way.
-            (([1.0] * 6, six), [("broken", "coverage mean -1.00 (6 of 6), p = 1/32 (exact), "
-                                           "alpha 0.05, two-sided: a one-sided test at 0.025")]),
-            ((six, six), [("broken", "coverage mean +0.00 (6 of 6), p = 1 (exact), alpha 0.05, two-sided: a one-sided test at 0.025")]),
+            (([1.0] * 6, six), [("broken", detail("-1.00", "1/32"))]),
+            ((six, six), [("broken", detail("+0.00", "1"))]),
             # Five questions cannot show it at 0.05: 2 / 2**5 = 1/16.
-            (([0.0] * 5, [1.0] * 5), [("broken", "coverage mean +1.00 (5 of 5), p = 1/16 "
-                                                 "(exact), alpha 0.05, two-sided: a one-sided test at 0.025")]),
+            (([0.0] * 5, [1.0] * 5), [("broken", detail("+1.00", "1/16", pairs="5 of 5"))]),
             ((six, [1.0] * 6, 0.05, "precision"),  # retrieval did not move
-             [("broken", "precision mean +0.00 (6 of 6), p = 1 (exact), alpha 0.05, two-sided: a one-sided test at 0.025")]),
+             [("broken", detail("+0.00", "1", metric="precision"))]),
             (([None] * 3, [None] * 3, 0.05, "support"),  # no claim on either side: no pair
-             [("broken", "support mean n/a (0 of 3), p = 1 (exact), alpha 0.05, two-sided: a one-sided test at 0.025")]),
+             [("broken", detail("n/a", "1", metric="support", pairs="0 of 3"))]),
         ]
         self.assertRows(outcome, rows)
 
     def test_the_declared_test_is_one_finding_among_the_others(self):
         policy = {"must_abstain": ("r",), "significance": {"metric": "coverage", "alpha": 0.5}}
-        before = dict(moved([0.0] * 3), r=ABSTAINED)
-        after = dict(moved([1.0] * 3), r=ANSWERED)
-        judged = judgement(policy, after, before)
-        self.assertEqual([finding[0] for outcome in ("broken", "held") for finding in judged[outcome]],
-                         ["must_abstain", "significance"])
+        judged = judgement(policy, dict(moved([1.0] * 3), r=ANSWERED),
+                           dict(moved([0.0] * 3), r=ABSTAINED))
+        self.assertEqual([finding[0] for outcome in ("broken", "held")
+                          for finding in judged[outcome]], ["must_abstain", "significance"])
 
     def test_significance_reads_only_the_answerable_slice(self):
         policy = {"significance": {"metric": "support", "alpha": 0.5}}
@@ -2055,26 +2020,27 @@ class Policy(TestCase):
                 ("unsupported_budget", "unanswerable", "1 unsupported claim, budget 100")]
         self.assertEqual(judged, {"accepted": True, "broken": [], "held": held, "unchecked": [],
                                   "significance": None})
-        self.assertFalse(judgement({"must_abstain": ("r",)},
-                                               {"r": ANSWERED})["accepted"])
+        self.assertFalse(judgement({"must_abstain": ("r",)}, {"r": ANSWERED})["accepted"])
 
     def test_a_critical_question_may_fall_within_the_tolerance_and_no_further(self):
-        before, after = counts(relevant=2, hits=2), counts(relevant=2, hits=1)
+        def decided(tolerance):
+            policy = {"critical": ("q",), "tolerance": tolerance}
+            judged = judgement(policy, {"q": counts(relevant=2, hits=1)},
+                               {"q": counts(relevant=2, hits=2)})
+            return judged["accepted"], (judged["broken"] + judged["held"])[0][2]
         rows = [((0.5,), (True, "regressed: precision 1.00 -> 0.50, within 0.5, recall 1.00 -> "
                                 "0.50, within 0.5")),
                 ((0.4,), (False, "regressed: precision 1.00 -> 0.50, down 0.50, more than 0.4, "
                                  "recall 1.00 -> 0.50, down 0.50, more than 0.4"))]
-        self.assertRows(lambda tolerance: (lambda decided: (
-            decided["accepted"], (decided["broken"] + decided["held"])[0][2]))(judgement(
-                {"critical": ("q",), "tolerance": tolerance}, {"q": after}, {"q": before})), rows)
+        self.assertRows(decided, rows)
 
     def test_a_rate_budget_decides_alike_on_few_questions_and_on_many(self):
         def decided(rule, questions):  # one unsupported claim in 50, steadily
             candidate = {"q%d" % index: counts(generated=10, supported=10 - (index % 5 == 0),
                                                expected=10) for index in range(questions)}
             return judgement(rule, candidate)["accepted"]
-        rate, count = {"unsupported_rate": {"answerable": 0.05}}, {
-            "unsupported_budget": {"answerable": 5}}
+        rate = {"unsupported_rate": {"answerable": 0.05}}
+        count = {"unsupported_budget": {"answerable": 5}}
         self.assertEqual([decided(rate, 25), decided(rate, 400)], [True, True])
         self.assertEqual([decided(count, 25), decided(count, 400)], [True, False])
         self.assertEqual(judgement(rate, {"q": counts(generated=20, supported=19)})["held"],
@@ -2095,12 +2061,17 @@ class Policy(TestCase):
 
         def significance(**fields):
             return {"significance": dict({"metric": "coverage", "alpha": 0.05}, **fields)}
-        slices = "('answerable', 'unanswerable')"
+        loose = "{'unsupported_budget': {'answerable': 100, 'unanswerable': 100}}"
+        share = 'applies to the questions of policy["critical"], and the policy has none: got '
+        number = "expected a number from 0 to 1, got "
+        slices = "expected a dict with one or both of the keys ('answerable', 'unanswerable'), got "
+        budget = "expected an int from 0 to 1000000000, got "
+        pair = 'expected a dict with the keys "metric" and "alpha", got '
+        alpha = 'policy["significance"]["alpha"]: expected a number above 0 to 0.5, got '
+        plan = "policy[\"unresolved\"]: expected one of ('strict', 'lenient', 'both'), got "
         rows = [
-            (("policy as a list", [LOOSE]), "policy: expected a dict, got "
-             "[{'unsupported_budget': {'answerable': 100, 'unanswerable': 100}}]"),
-            (("policy as a dict subclass", Dict(LOOSE)), "policy: expected a dict, got "
-             "{'unsupported_budget': {'answerable': 100, 'unanswerable': 100}}"),
+            (("policy as a list", [LOOSE]), "policy: expected a dict, got [%s]" % loose),
+            (("policy as a dict subclass", Dict(LOOSE)), "policy: expected a dict, got " + loose),
             (("no rule", {}), "policy: expected at least one of the rules %s, got {}" % RULES),
             (("a plan and no rule", {"unresolved": "both"}), "policy: expected at least one of "
              "the rules %s, got {'unresolved': 'both'}" % RULES),
@@ -2119,43 +2090,37 @@ class Policy(TestCase):
             (("critical unanswerable", {"critical": ("r",)}),
              'policy["critical"]: \'r\' is unanswerable; list it in policy["must_abstain"]'),
             (("min_coverage without critical", {"min_coverage": 1.0}),
-             'policy["min_coverage"]: applies to the questions of policy["critical"], and the '
-             "policy has none: got {'min_coverage': 1.0}"),
+             'policy["min_coverage"]: ' + share + "{'min_coverage': 1.0}"),
             (("tolerance without critical", {"must_abstain": (), "tolerance": 0.1}),
-             'policy["tolerance"]: applies to the questions of policy["critical"], and the '
-             "policy has none: got {'must_abstain': (), 'tolerance': 0.1}"),
+             'policy["tolerance"]: ' + share + "{'must_abstain': (), 'tolerance': 0.1}"),
             (("tolerance above 1", {"critical": ("q",), "tolerance": 1.5}),
-             'policy["tolerance"]: expected a number from 0 to 1, got 1.5'),
+             'policy["tolerance"]: ' + number + "1.5"),
             (("min_coverage above 1", {"critical": ("q",), "min_coverage": 1.01}),
-             'policy["min_coverage"]: expected a number from 0 to 1, got 1.01'),
+             'policy["min_coverage"]: ' + number + "1.01"),
             (("min_coverage below 0", {"critical": ("q",), "min_coverage": -0.5}),
-             'policy["min_coverage"]: expected a number from 0 to 1, got -0.5'),
+             'policy["min_coverage"]: ' + number + "-0.5"),
             (("min_coverage True", {"critical": ("q",), "min_coverage": True}),
-             'policy["min_coverage"]: expected a number from 0 to 1, got True'),
+             'policy["min_coverage"]: ' + number + "True"),
             (("min_coverage as text", {"critical": ("q",), "min_coverage": "1"}),
-             'policy["min_coverage"]: expected a number from 0 to 1, got \'1\''),
+             'policy["min_coverage"]: ' + number + "'1'"),
             (("min_coverage NaN", {"critical": ("q",), "min_coverage": float("nan")}),
-             'policy["min_coverage"]: expected a number from 0 to 1, got nan'),
+             'policy["min_coverage"]: ' + number + "nan"),
             (("budget as a list", {"unsupported_budget": [0, 0]}),
-             'policy["unsupported_budget"]: expected a dict with one or both of the keys '
-             "%s, got [0, 0]" % slices),
+             'policy["unsupported_budget"]: ' + slices + "[0, 0]"),
             (("budget of no slice", {"unsupported_budget": {}}),
-             'policy["unsupported_budget"]: expected a dict with one or both of the keys '
-             "%s, got {}" % slices),
+             'policy["unsupported_budget"]: ' + slices + "{}"),
             (("budget with another slice", {"unsupported_budget": {"answerable": 0, "other": 0}}),
-             'policy["unsupported_budget"]: expected a dict with one or both of the keys '
-             "%s, got {'answerable': 0, 'other': 0}" % slices),
+             'policy["unsupported_budget"]: ' + slices + "{'answerable': 0, 'other': 0}"),
             (("budget True", {"unsupported_budget": {"answerable": True, "unanswerable": 0}}),
-             'policy["unsupported_budget"][\'answerable\']: expected an int from 0 to 1000000000, got True'),
+             'policy["unsupported_budget"][\'answerable\']: ' + budget + "True"),
             (("budget below 0", {"unsupported_budget": {"answerable": 0, "unanswerable": -1}}),
-             'policy["unsupported_budget"][\'unanswerable\']: expected an int from 0 to 1000000000, got -1'),
+             'policy["unsupported_budget"][\'unanswerable\']: ' + budget + "-1"),
             (("budget as a float", {"unsupported_budget": {"answerable": 1.0}}),
-             'policy["unsupported_budget"][\'answerable\']: expected an int from 0 to 1000000000, got 1.0'),
+             'policy["unsupported_budget"][\'answerable\']: ' + budget + "1.0"),
             (("a rate above 1", {"unsupported_rate": {"answerable": 2}}),
-             'policy["unsupported_rate"][\'answerable\']: expected a number from 0 to 1, got 2'),
+             'policy["unsupported_rate"][\'answerable\']: ' + number + "2"),
             (("a rate of another slice", {"unsupported_rate": {"all": 0.1}}),
-             'policy["unsupported_rate"]: expected a dict with one or both of the keys '
-             "%s, got {'all': 0.1}" % slices),
+             'policy["unsupported_rate"]: ' + slices + "{'all': 0.1}"),
             (("must_abstain as a str", {"must_abstain": "r"}),
              'policy["must_abstain"]: expected a tuple of question names, got \'r\''),
             (("must_abstain misspelt", {"must_abstain": ("s",)}),
@@ -2164,28 +2129,19 @@ class Policy(TestCase):
              'policy["must_abstain"]: \'q\' is answerable; '
              "only an unanswerable question must be abstained on"),
             (("significance as a number", {"significance": 0.05}),
-             'policy["significance"]: expected a dict with the keys "metric" and "alpha", '
-             "got 0.05"),
+             'policy["significance"]: ' + pair + "0.05"),
             (("significance without alpha", {"significance": {"metric": "recall"}}),
-             'policy["significance"]: expected a dict with the keys "metric" and "alpha", '
-             "got {'metric': 'recall'}"),
+             'policy["significance"]: ' + pair + "{'metric': 'recall'}"),
             (("significance on abstention", significance(metric="abstention_correct")),
              'policy["significance"]["metric"]: expected one of %s, got '
              "'abstention_correct'" % TESTED),
             (("significance on an unhashable metric", significance(metric=["rr"])),
              'policy["significance"]["metric"]: expected one of %s, got [\'rr\']' % TESTED),
-            (("alpha of 0", significance(alpha=0)),
-             'policy["significance"]["alpha"]: expected a number above 0 to 0.5, got 0'),
-            (("alpha above 0.5", significance(alpha=0.51)),
-             'policy["significance"]["alpha"]: expected a number above 0 to 0.5, got 0.51'),
-            (("alpha as text", significance(alpha="0.05")),
-             'policy["significance"]["alpha"]: expected a number above 0 to 0.5, got \'0.05\''),
-            (("an unknown plan", dict(LOOSE, unresolved="strictly")),
-             'policy["unresolved"]: expected one of (\'strict\', \'lenient\', \'both\'), '
-             "got 'strictly'"),
-            (("an unhashable plan", dict(LOOSE, unresolved=["both"])),
-             'policy["unresolved"]: expected one of (\'strict\', \'lenient\', \'both\'), '
-             "got ['both']"),
+            (("alpha of 0", significance(alpha=0)), alpha + "0"),
+            (("alpha above 0.5", significance(alpha=0.51)), alpha + "0.51"),
+            (("alpha as text", significance(alpha="0.05")), alpha + "'0.05'"),
+            (("an unknown plan", dict(LOOSE, unresolved="strictly")), plan + "'strictly'"),
+            (("an unhashable plan", dict(LOOSE, unresolved=["both"])), plan + "['both']"),
         ]
         self.assertRows(message, rows)
 
@@ -2202,13 +2158,12 @@ class Policy(TestCase):
             ("rates of 0 and 1", {"unsupported_rate": {"answerable": 0, "unanswerable": 1.0}}),
             ("alpha of 0.5", {"significance": {"alpha": 0.5, "metric": "rr"}}),
             ("a tiny alpha on nDCG", {"significance": {"metric": "ndcg", "alpha": 5e-324}}),
-            ("each plan", dict(LOOSE, unresolved="strict")),
-            ("each plan", dict(LOOSE, unresolved="lenient")),
-            ("each plan", dict(LOOSE, unresolved="both"))]]
-        rows.append((("the fixture's policy", POLICY), None))
+            ("the fixture's policy", POLICY)]]
+        rows += [(("the plan " + plan, dict(LOOSE, unresolved=plan)), None)
+                 for plan in ("strict", "lenient", "both")]
+        answerable = dict(ANSWERABLE_Q, **{name: bool(CASES[name]["relevant"]) for name in CASES})
         self.assertRows(lambda what, policy: message_of(evaluate._check_policy_rules, dict(
-            policy=policy, answerable=dict(ANSWERABLE_Q, **{name: bool(CASES[name]["relevant"])
-                                                            for name in CASES}))), rows)
+            policy=policy, answerable=answerable)), rows)
 
     def test_many_names_are_checked_in_linear_time(self):
         names = tuple("q%d" % index for index in range(20000))
@@ -2254,8 +2209,7 @@ class Policy(TestCase):
             candidate = {"q%d" % index: random_tally() for index in range(rng.randint(1, 4))}
             disclosed = any(tally["disclosed"] for tally in candidate.values())
             rows.append(((candidate,), not disclosed))
-        self.assertRows(lambda candidate: judgement(LOOSE, candidate)["accepted"],
-                        rows)
+        self.assertRows(lambda candidate: judgement(LOOSE, candidate)["accepted"], rows)
 
 
 # --- Deciding: the paired test --------------------------------------------------------
@@ -2847,6 +2801,26 @@ def four_questions(**changes):
     return dict(four, **changes)
 
 
+def summary_of(**changes):
+    """Return the summary of the report on the four original questions, some parts replaced."""
+    return evaluate.report(four_questions(**changes), summary=True)["summary"]
+
+
+def decision_of(data):
+    """Return the decision on B against A in the report of data."""
+    return evaluate.report(data, summary=True)["summary"]["comparisons"][0]["decision"]
+
+
+def undisclosing(**changes):
+    """Return the four original cases, owner's archive not restricted, some cases replaced."""
+    return dict(four_questions()["cases"], owner=dict(CASES["owner"], restricted=()), **changes)
+
+
+def unreviewed():
+    """Return the four original cases with no disputed label and no rejected claim."""
+    return {name: without_reviews(CASES[name]) for name in FOUR}
+
+
 def text_of(data, *options):
     """Return what demo.py prints for some data and options."""
     result = evaluate.report(data, summary="--summary" in options,
@@ -2945,8 +2919,7 @@ class Demo(TestCase):
 
     def test_gate_exits_with_3_unless_every_candidate_is_accepted(self):
         self.assertEqual(demo_output("--gate"), (3,) + demo_output()[1:])  # B discloses archive
-        accepting = four_questions(policy={"must_abstain": ("region",)}, cases=dict(
-            four_questions()["cases"], owner=dict(CASES["owner"], restricted=())))
+        accepting = four_questions(policy={"must_abstain": ("region",)}, cases=undisclosing())
         self.assertEqual(demo.gated(evaluate.report(accepting, summary=True)), 0)
         undecided = four_questions(policy=None)
         self.assertEqual(demo.gated(evaluate.report(undecided, summary=True)), 3)
@@ -3091,8 +3064,7 @@ class JsonReport(TestCase):
         launch_b = self.report()["questions"][0]["systems"]["B"]
         self.assertEqual((launch_b["lenient"]["scores"]["support"],
                           launch_b["lenient"]["counts"]["expected"]), (1.0, 1))  # bonus: optional
-        cases = {name: without_reviews(CASES[name]) for name in FOUR}
-        summary = evaluate.report(four_questions(cases=cases), summary=True)["summary"]
+        summary = summary_of(cases=unreviewed())
         self.assertEqual((summary["disputed_labels"], summary["lenient_means"],
                           summary["comparisons"][0]["lenient_changes"]), (None, None, None))
 

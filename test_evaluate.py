@@ -2289,18 +2289,22 @@ def random_paired_values(rng, questions):
 EXACT = {"method": "exact", "samples": None, "standard_error": 0.0}
 BRUTE_FORCE_TRIALS = 250  # random inputs tried against brute force on each run
 
+
+
+def exact_test(questions, mean, wins, ties, losses, p, min_p, left_out=0):
+    """Return paired_test()'s result, keys in order, with p exact and a group per question."""
+    return {"questions": questions, "left_out": left_out, "groups": questions, "mean": mean,
+            "wins": wins, "ties": ties, "losses": losses, "p": p, "min_p": min_p, **EXACT}
+
+
 # (metric): paired_test() of B against A on the answerable questions
 EXPECTED_PAIRED = {
-    "precision": {"questions": 3, "left_out": 0, "groups": 3, "mean": 1 / 6, "wins": 1, "ties": 2,
-                  "losses": 0, "p": 1, "min_p": 1, **EXACT},
-    "recall": {"questions": 3, "left_out": 0, "groups": 3, "mean": 1 / 6, "wins": 1, "ties": 2,
-               "losses": 0, "p": 1, "min_p": 1, **EXACT},
-    "rr": {"questions": 3, "left_out": 0, "groups": 3, "mean": 1 / 6, "wins": 1, "ties": 2,
-           "losses": 0, "p": 1, "min_p": 1, **EXACT},
-    "support": {"questions": 3, "left_out": 0, "groups": 3, "mean": 1 / 6, "wins": 1, "ties": 1,
-                "losses": 1, "p": 1, "min_p": Fraction(1, 2), **EXACT},
-    "coverage": {"questions": 3, "left_out": 0, "groups": 3, "mean": 0.5, "wins": 2, "ties": 1,
-                 "losses": 0, "p": Fraction(1, 2), "min_p": Fraction(1, 2), **EXACT},
+    "precision": exact_test(3, mean=1 / 6, wins=1, ties=2, losses=0, p=1, min_p=1),
+    "recall": exact_test(3, mean=1 / 6, wins=1, ties=2, losses=0, p=1, min_p=1),
+    "rr": exact_test(3, mean=1 / 6, wins=1, ties=2, losses=0, p=1, min_p=1),
+    "support": exact_test(3, mean=1 / 6, wins=1, ties=1, losses=1, p=1, min_p=Fraction(1, 2)),
+    "coverage": exact_test(3, mean=0.5, wins=2, ties=1, losses=0, p=Fraction(1, 2),
+                           min_p=Fraction(1, 2)),
 }
 
 
@@ -2336,49 +2340,61 @@ class PairedTest(TestCase):
                                       groups=turns)
         self.assertEqual((tested["questions"], tested["groups"], tested["p"]), (3, 1, 1))
 
-    def test_p_and_min_p_are_exact_fractions(self):
+    def test_small_inputs_give_exact_counts_means_and_p(self):
+        def tested(before, after, *keys):
+            result = evaluate.paired_test(before, after)
+            return tuple(result[key] for key in keys)
+        largest = 1.7976931348623157e308
+        four = ("a", "b", "c", "d")
+        twenty = {"q%d" % index: 1 / (index + 7) for index in range(20)}  # 20 wins
+        rows = [
+            # p and min_p are exact fractions.
+            (({"x": 0.0, "y": 0.0}, {"x": 0.5, "y": 1.0}, "p", "min_p"),
+             (Fraction(1, 2), Fraction(1, 2))),
+            # Repeated runs are averaged within their question: four pairs, never twelve.
+            ((dict.fromkeys(four, (0.0, 0.5, 0.25)), dict.fromkeys(four, (1.0, 0.5, 0.75)),
+              "questions", "wins", "p", "min_p", "mean"),
+             (4, 4, Fraction(1, 8), Fraction(1, 8), 0.5)),
+            # n/a leaves a question out, and is counted.
+            (({"a": None, "b": (None, None), "c": 0.5, "d": (0.0, None)},
+              {"a": 1.0, "b": 1.0, "c": None, "d": (None, 1.0)}, *PAIRED_KEYS),
+             tuple(exact_test(1, mean=1.0, wins=1, ties=0, losses=0, p=1, min_p=1,
+                              left_out=3).values())),
+            (({"a": None}, {"a": None}, *PAIRED_KEYS),
+             tuple(exact_test(0, mean=None, wins=0, ties=0, losses=0, p=1, min_p=1,
+                              left_out=1).values())),
+            (({}, {}, "p"), (1,)),
+            # 0.3 - 0.1 is 0.19999999999999998 in floats but 1/5 exactly, like 0.2 - 0.0:
+            # flipping the first two cancels them, and that sum ties with the observed one.
+            (({"a": 0.1, "b": 0.2, "c": 0.0}, {"a": 0.3, "b": 0.0, "c": 0.5}, "p"),
+             (Fraction(3, 4),)),
+            (({"a": (0.1, 0.2)}, {"a": 0.15}, "ties"), (1,)),  # runs average exactly: a tie
+            # Values that arithmetic made unequal tie.
+            (({"x": 2 / 3, "y": 0.3}, {"x": 1 - 1 / 3, "y": 0.1 * 3}, "ties", "mean", "p"),
+             (2, 0.0, 1)),
+            # Differences that sum to zero give p of one.
+            (({"a": 0, "b": 0.5, "c": 1}, {"a": 0.5, "b": 0, "c": 1},
+              "wins", "ties", "losses", "p", "min_p"), (1, 1, 1, 1, Fraction(1, 2))),
+            # Few moved questions are exact whatever their values: 3162/3163 and 3468/3469
+            # have no small common unit, and the four sign assignments of two are listed.
+            (({"a": 0, "b": 0}, {"a": 3162 / 3163, "b": -3468 / 3469}, "p", "method"),
+             (1, "exact")),
+            ((dict.fromkeys(twenty, 0), twenty, "p", "method"), (Fraction(2, 2 ** 20), "exact")),
+            # A mean beyond every float is an infinity.
+            (({"a": -largest}, {"a": largest}, "mean"), (float("inf"),)),
+            (({"a": largest}, {"a": -largest}, "mean"), (float("-inf"),)),
+        ]
+        self.assertRows(tested, rows)
         tested = evaluate.paired_test({"x": 0.0, "y": 0.0}, {"x": 0.5, "y": 1.0})
         self.assertEqual((type(tested["p"]), type(tested["min_p"])), (Fraction, Fraction))
-        self.assertEqual((tested["p"], tested["min_p"]), (Fraction(1, 2), Fraction(1, 2)))
 
-    def test_repeated_runs_are_averaged_within_their_question(self):
-        before = {name: (0.0, 0.5, 0.25) for name in ("a", "b", "c", "d")}
-        after = {name: (1.0, 0.5, 0.75) for name in ("a", "b", "c", "d")}
-        tested = evaluate.paired_test(before, after)
-        # Four questions run three times are four pairs, never twelve.
-        self.assertEqual((tested["questions"], tested["wins"]), (4, 4))
-        self.assertEqual((tested["p"], tested["min_p"]), (Fraction(1, 8), Fraction(1, 8)))
-        self.assertEqual(tested["mean"], 0.5)
-
-    def test_na_leaves_a_question_out_and_counts_it(self):
-        tested = evaluate.paired_test({"a": None, "b": (None, None), "c": 0.5, "d": (0.0, None)},
-                                      {"a": 1.0, "b": 1.0, "c": None, "d": (None, 1.0)})
-        self.assertEqual(tested, {"questions": 1, "left_out": 3, "groups": 1, "mean": 1.0, "wins": 1,
-                                  "ties": 0, "losses": 0, "p": 1, "min_p": 1, **EXACT})
-        self.assertEqual(evaluate.paired_test({"a": None}, {"a": None}), {
-            "questions": 0, "left_out": 1, "groups": 0, "mean": None, "wins": 0, "ties": 0,
-            "losses": 0,
-            "p": 1, "min_p": 1, **EXACT})
-        self.assertEqual(evaluate.paired_test({}, {})["p"], 1)
-
-    def test_differences_are_compared_as_exact_fractions(self):
-        # 0.3 - 0.1 is 0.19999999999999998 in floats but 1/5 exactly, like 0.2 - 0.0:
-        # flipping the first two cancels them, and that sum ties with the observed one.
-        tested = evaluate.paired_test({"a": 0.1, "b": 0.2, "c": 0.0}, {"a": 0.3, "b": 0.0, "c": 0.5})
-        self.assertEqual(tested["p"], Fraction(3, 4))
-        # Repeated runs average exactly: (0.1 + 0.2) / 2 equals 0.15, a tie.
-        self.assertEqual(evaluate.paired_test({"a": (0.1, 0.2)}, {"a": 0.15})["ties"], 1)
-
-    def test_a_float_is_read_as_the_fraction_it_stands_for(self):
+    def test_a_float_is_read_as_the_fraction_that_ordinary_arithmetic_meant(self):
+        third = 2 ** -54  # the unit in the last place of 1/3
         rows = [((0.5,), Fraction(1, 2)), ((0.3,), Fraction(3, 10)), ((1 / 3,), Fraction(1, 3)),
                 ((2,), Fraction(2)), ((1 / 999999,), Fraction(1, 999999)),
                 ((1 / 1000001,), Fraction(1 / 1000001)),  # no denominator up to a million: as is
-                ((0.123456789,), Fraction(0.123456789))]   # no fraction that close: as is
-        self.assertRows(evaluate._exact, rows)
-
-    def test_ordinary_arithmetic_on_small_counts_is_read_as_the_fraction_meant(self):
-        third = 2 ** -54  # the unit in the last place of 1/3
-        rows = [((1 - 2 / 3,), Fraction(1, 3)), ((1 - 1 / 3,), Fraction(2, 3)),
+                ((0.123456789,), Fraction(0.123456789)),  # no fraction that close: as is
+                ((1 - 2 / 3,), Fraction(1, 3)), ((1 - 1 / 3,), Fraction(2, 3)),
                 ((0.1 * 3,), Fraction(3, 10)), ((0.7 + 0.2,), Fraction(9, 10)),
                 ((1 - 99 / 100,), Fraction(1, 100)),            # 5 units off, after cancelling
                 (((1 / 3 + 1 / 7 + 2 / 9) / 3,), Fraction(44, 189)),
@@ -2392,22 +2408,14 @@ class PairedTest(TestCase):
                 ((4064829.9789556614,), Fraction(3900582393996, 959593))]
         self.assertRows(evaluate._exact, rows)
 
-    def test_values_that_arithmetic_made_unequal_tie(self):
-        tested = evaluate.paired_test({"x": 2 / 3, "y": 0.3}, {"x": 1 - 1 / 3, "y": 0.1 * 3})
-        self.assertEqual((tested["ties"], tested["mean"], tested["p"]), (2, 0.0, 1))
-
-    def test_differences_that_sum_to_zero_give_p_of_one(self):
-        tested = evaluate.paired_test({"a": 0, "b": 0.5, "c": 1}, {"a": 0.5, "b": 0, "c": 1})
-        self.assertEqual((tested["wins"], tested["ties"], tested["losses"]), (1, 1, 1))
-        self.assertEqual((tested["p"], tested["min_p"]), (1, Fraction(1, 2)))
-
     def test_the_limits_are_those_the_readme_gives(self):
         self.assertEqual((evaluate._MAX_LISTED, evaluate._MAX_COUNTING_STEPS, evaluate._SAMPLES,
                           evaluate._MAX_RUNS, evaluate._MAX_DENOMINATOR, evaluate._CLOSE_ULPS,
                           evaluate._MAX_UNIT_BITS),
                          (36, 22 * 10 ** 6, 12000, 100, 10 ** 6, 64, 2200))
-        self.assertEqual((evaluate._MAX_FILE_BYTES, evaluate._MAX_DEPTH, evaluate._MAX_DIGITS
-                          ), (30 * 10 ** 6, 64, 100))
+        self.assertEqual((evaluate._MAX_FILE_BYTES, evaluate._MAX_DEPTH, evaluate._MAX_DIGITS,
+                          evaluate._MAX_VALUES, evaluate._MAX_SYSTEMS, evaluate._MAX_ROWS),
+                         (30 * 10 ** 6, 64, 100, 3 * 10 ** 6, 1000, 150000))
 
     def test_each_way_of_finding_p_applies_where_it_fits(self):
         # Differences 0.5, 1 and -0.5 are 1, 2 and -1 in halves: the observed sum is 2 of a
@@ -2453,9 +2461,8 @@ class PairedTest(TestCase):
                                  (float(sampled["p"]) * (1 - float(sampled["p"])) / 3000) ** 0.5)
 
     def test_a_unit_too_fine_to_count_in_is_sampled_on_floats(self):
-        # Ratios over 200 denominators in a row, each up to a million: their common
-        # denominator would run to thousands of bits, more than MAX_UNIT_BITS, so no whole
-        # unit is sought.
+        # Ratios over 200 denominators up to a million: their common denominator would run
+        # to thousands of bits, more than MAX_UNIT_BITS, so no whole unit is sought.
         after = {"q%d" % index: (index % 5 + 1) / (999800 + index) * (-1) ** (index // 7)
                  for index in range(200)}
         before = dict.fromkeys(after, 0)
@@ -2471,82 +2478,57 @@ class PairedTest(TestCase):
         few = {name: after[name] for name in list(after)[:20]}  # up to 36: listed, exactly
         self.assertEqual(evaluate.paired_test(dict.fromkeys(few, 0), few)["method"], "exact")
 
-    def test_ten_questions_to_a_size_on_average_are_drawn_by_size(self):
+    def test_sampled_p_values_are_pinned_whichever_way_they_are_drawn(self):
+        def sampled(after, **limits):  # the draws come from a fixed seed: the same everywhere
+            with patched(**limits):
+                tested = evaluate.paired_test(dict.fromkeys(after, 0), after)
+            return tested["method"], tested["samples"], tested["p"]
         # 40 questions of 4 sizes: drawn by size; one question more of a fifth size, and
-        # they are drawn question by question. Each way gives its own draws, pinned here.
-        after = {"q%d" % index: (index % 4 + 1) / 8 * (-1 if index % 3 == 0 else 1)
+        # they are drawn question by question.
+        sizes = {"q%d" % index: (index % 4 + 1) / 8 * (-1 if index % 3 == 0 else 1)
                  for index in range(40)}
-        with patched(MAX_LISTED=0, MAX_COUNTING_STEPS=0, SAMPLES=2000):
-            by_size = evaluate.paired_test(dict.fromkeys(after, 0), after)
-            after["q40"] = 5 / 8
-            by_question = evaluate.paired_test(dict.fromkeys(after, 0), after)
-        self.assertEqual((by_size["p"], by_question["p"]),
-                         (Fraction(185, 2001), Fraction(137, 2001)))
-
-    def test_questions_of_one_size_are_sampled_by_size_the_same_way_each_time(self):
-        # 1,100 questions up a quarter and 1,060 down a quarter: two sizes, drawn as two
-        # binomial counts. Counting would be exact; sampling is asked for here.
-        after = dict({"u%d" % index: 0.25 for index in range(1100)},
-                     **{"d%d" % index: -0.25 for index in range(1060)})
-        with patched(MAX_LISTED=0, MAX_COUNTING_STEPS=0):
-            sampled = evaluate.paired_test(dict.fromkeys(after, 0), after)
-        # Pinned: the same on every CPython. The exact p, counted, is 0.4014.
-        self.assertEqual((sampled["method"], sampled["p"]), ("sampled", Fraction(4824, 12001)))
-
-    def test_many_moved_questions_with_no_small_unit_are_sampled_the_same_way_each_time(self):
+        unsized = dict(sizes, q40=5 / 8)
+        # 1,100 questions up a quarter and 1,060 down: two sizes, drawn as two binomial
+        # counts, though counting would be exact (p = 0.4014).
+        two = dict({"u%d" % index: 0.25 for index in range(1100)},
+                   **{"d%d" % index: -0.25 for index in range(1060)})
         # Floats that are no simple fraction, half of them wins and half losses.
-        after = {"q%d" % index: (-1) ** index * 0.123456789 * index for index in range(40)}
-        first = evaluate.paired_test(dict.fromkeys(after, 0.0), after)
-        self.assertEqual((first["method"], first["samples"]), ("sampled", 12000))
-        # (1 + c) / (1 + 12000), the same on every run and every CPython: the
-        # draws come from a fixed seed, so this exact value is pinned.
-        self.assertEqual(first["p"], Fraction(10689, 12001))
-
-    def test_few_moved_questions_are_exact_whatever_their_values(self):
-        # 3162/3163 and 3468/3469 have no small common unit; with two questions
-        # moved, listing their four sign assignments is exact.
-        tested = evaluate.paired_test({"a": 0, "b": 0}, {"a": 3162 / 3163, "b": -3468 / 3469})
-        self.assertEqual((tested["p"], tested["method"]), (1, "exact"))
-        after = {"q%d" % index: 1 / (index + 7) for index in range(20)}
-        tested = evaluate.paired_test(dict.fromkeys(after, 0), after)  # 20 wins
-        self.assertEqual((tested["p"], tested["method"]), (Fraction(2, 2 ** 20), "exact"))
+        plain = {"q%d" % index: (-1) ** index * 0.123456789 * index for index in range(40)}
+        none = {"MAX_LISTED": 0, "MAX_COUNTING_STEPS": 0}
+        rows = [((sizes, dict(none, SAMPLES=2000)), ("sampled", 2000, Fraction(185, 2001))),
+                ((unsized, dict(none, SAMPLES=2000)), ("sampled", 2000, Fraction(137, 2001))),
+                ((two, none), ("sampled", 12000, Fraction(4824, 12001))),
+                ((plain, {}), ("sampled", 12000, Fraction(10689, 12001)))]
+        self.assertRows(lambda after, limits: sampled(after, **limits), rows)
 
     def test_each_fault_in_the_values_raises_an_exact_message(self):
         def message(before, after, groups=None):
             return message_of(evaluate.paired_test, dict(before=before, after=after,
                                                           groups=groups))
+        number = "expected a number, None or a tuple of them, got "
         rows = [
             (([0.5], {}), "before: expected a dict by question name, got [0.5]"),
             (({}, None), "after: expected a dict by question name, got None"),
-            (({"a": 0.5}, {"b": 0.5}), "after: expected the questions of before ('a',), got ('b',)"),
-            (({"a": "0.5"}, {"a": 0.5}),
-             "before['a']: expected a number, None or a tuple of them, got '0.5'"),
-            (({"a": 0.5}, {"a": True}), "after['a']: expected a number, None or a tuple of them, "
-                                        "got True"),
-            (({"a": float("nan")}, {"a": 0.5}),
-             "before['a']: expected a number, None or a tuple of them, got nan"),
-            (({"a": 0.5}, {"a": float("-inf")}),
-             "after['a']: expected a number, None or a tuple of them, got -inf"),
-            (({"a": float("inf")}, {"a": 0.5}),
-             "before['a']: expected a number, None or a tuple of them, got inf"),
-            (({"a": [0.5]}, {"a": 0.5}),
-             "before['a']: expected a number, None or a tuple of them, got [0.5]"),
-            (({"a": ((0.5,),)}, {"a": 0.5}),
-             "before['a']: expected a number, None or a tuple of them, got ((0.5,),)"),
+            (({"a": 0.5}, {"b": 0.5}),
+             "after: expected the questions of before ('a',), got ('b',)"),
+            (({"a": "0.5"}, {"a": 0.5}), "before['a']: " + number + "'0.5'"),
+            (({"a": 0.5}, {"a": True}), "after['a']: " + number + "True"),
+            (({"a": float("nan")}, {"a": 0.5}), "before['a']: " + number + "nan"),
+            (({"a": 0.5}, {"a": float("-inf")}), "after['a']: " + number + "-inf"),
+            (({"a": float("inf")}, {"a": 0.5}), "before['a']: " + number + "inf"),
+            (({"a": [0.5]}, {"a": 0.5}), "before['a']: " + number + "[0.5]"),
+            (({"a": ((0.5,),)}, {"a": 0.5}), "before['a']: " + number + "((0.5,),)"),
             (({"a": ()}, {"a": 0.5}), "before['a']: expected 1 to 100 runs, got 0: ()"),
             (({"a": (0.5,) * 101}, {"a": 0.5}), "before['a']: expected 1 to 100 runs, got 101: "
              "(0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0..."),
-            (({"a": Fraction(1, 2)}, {"a": 0.5}),
-             "before['a']: expected a number, None or a tuple of them, got Fraction(1, 2)"),
+            (({"a": Fraction(1, 2)}, {"a": 0.5}), "before['a']: " + number + "Fraction(1, 2)"),
             (({"a": 0}, {"a": 0}, ["a"]), "groups: expected a dict by question name, got ['a']"),
             (({"a": 0}, {"a": 0}, {"b": "g"}), "groups: expected the questions of before ('a',), "
                                                 "got ('b',)"),
-            (({"a": 0}, {"a": 0}, {"a": "my chat"}), "groups['a']: invalid name 'my chat' (names "
-                                                      "are 1 to 64 printable ASCII characters, no "
-                                                      "spaces)"),
+            (({"a": 0}, {"a": 0}, {"a": "my chat"}), "groups['a']: invalid name 'my chat'"
+                                                      + NAME_RULE),
             (({"a": 0}, {"a": (0.5, -10 ** 309)}),  # beyond the largest float
-             "after['a']: expected a number, None or a tuple of them, got (0.5, -1" + "0" * 69
-             + "..."),
+             "after['a']: " + number + "(0.5, -1" + "0" * 69 + "..."),
         ]
         self.assertRows(message, rows)
 
@@ -2563,13 +2545,6 @@ class PairedTest(TestCase):
         ]
         self.assertRows(lambda before, after: evaluate.paired_test(before, after)["questions"],
                         rows)
-
-    def test_a_mean_beyond_every_float_is_an_infinity(self):
-        largest = 1.7976931348623157e308
-        self.assertEqual(evaluate.paired_test({"a": -largest}, {"a": largest})["mean"],
-                         float("inf"))
-        self.assertEqual(evaluate.paired_test({"a": largest}, {"a": -largest})["mean"],
-                         float("-inf"))
 
     def test_values_are_left_unchanged(self):
         before, after = {"a": (0.1, None), "b": 0.5}, {"a": 0.2, "b": (0.5, 0.75)}
@@ -3375,10 +3350,6 @@ class FileLimits(TestCase):
             status, out, err = demo_output("--data", path)
         self.assertEqual((status, out), (1, ""))
         return err
-
-    def test_the_caps_are_those_the_readme_gives(self):
-        self.assertEqual((evaluate._MAX_FILE_BYTES, evaluate._MAX_VALUES, evaluate._MAX_SYSTEMS,
-                          evaluate._MAX_ROWS), (30 * 10 ** 6, 3 * 10 ** 6, 1000, 150000))
 
     @unittest.skipUnless(hasattr(os, "mkfifo"), "no FIFOs on this system")
     def test_a_fifo_is_refused_at_once(self):

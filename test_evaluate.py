@@ -2856,16 +2856,11 @@ class Demo(TestCase):
         self.assertIn("support | mean n/a (0 of 3) | wins 0, ties 0, losses 0 "
                       "| p = 1 (exact), at least 1 with 0 moved", out.splitlines())
 
-    def test_unknown_option_prints_usage_and_exits_with_status_2(self):
-        rows = [
-            (("--sumary",), (2, "", USAGE)),
-            (("--summary", "--summary"), (2, "", USAGE)),
-            (("--summary", "extra"), (2, "", USAGE)),
-            (("summary",), (2, "", USAGE)),
-            (("--data",), (2, "", USAGE)),
-            (("--data", "a.json", "--data", "b.json"), (2, "", USAGE)),
-        ]
-        self.assertRows(demo_output, rows)
+    def test_help_prints_usage_and_an_unknown_option_exits_with_status_2(self):
+        wrong = [("--sumary",), ("--summary", "--summary"), ("--summary", "extra"), ("summary",),
+                 ("--data",), ("--data", "a.json", "--data", "b.json")]
+        rows = [(("-h",), (0, USAGE, "")), (("--help",), (0, USAGE, ""))]
+        self.assertRows(demo_output, rows + [(arguments, (2, "", USAGE)) for arguments in wrong])
 
     def test_gate_exits_with_3_unless_every_candidate_is_accepted(self):
         self.assertEqual(demo_output("--gate"), (3,) + demo_output()[1:])  # B discloses archive
@@ -2873,10 +2868,6 @@ class Demo(TestCase):
         self.assertEqual(demo.gated(evaluate.report(accepting, summary=True)), 0)
         undecided = four_questions(policy=None)
         self.assertEqual(demo.gated(evaluate.report(undecided, summary=True)), 3)
-
-    def test_help_prints_usage_and_succeeds(self):
-        rows = [(("-h",), (0, USAGE, "")), (("--help",), (0, USAGE, ""))]
-        self.assertRows(demo_output, rows)
 
     def test_a_fault_in_the_fixture_is_named_without_a_traceback(self):
         owner_a = RUNS["owner"]["A"]
@@ -2977,11 +2968,11 @@ class JsonReport(TestCase):
         for got, expected in rows:
             self.assertEqual(got, expected)
         plain = self.report()  # every key is there; what was not asked for is null
-        self.assertEqual((list(plain), plain["review_queue"], plain["summary"]),
-                         (REPORT_KEYS, None, None))
+        self.assertEqual((list(plain), plain["source"], plain["review_queue"], plain["summary"]),
+                         (REPORT_KEYS, "fixtures.py", None, None))
         self.assertEqual(plain["questions"][1]["systems"]["A"]["lenient"], None)  # not disputed
 
-    def test_the_summary_holds_the_decision_and_the_tests_the_text_prints(self):
+    def test_the_summary_holds_the_decisions_by_candidate_and_the_tests_the_text_prints(self):
         summary = self.report("--summary")["summary"]
         comparison = summary["comparisons"][0]
         self.assertEqual([comparison["decision"]["accepted"],
@@ -2991,6 +2982,7 @@ class JsonReport(TestCase):
                          [False, [["disclosure", "owner"], ["critical", "launch"],
                                   ["unsupported_budget", "answerable"]],
                           {"improved": 3, "regressed": 1, "mixed": 0, "unchanged": 0}, 0.5, False])
+        self.assertEqual(summary["decisions"], {"B": comparison["decision"]})  # by candidate too
 
     def test_na_is_null_and_every_number_is_a_json_number(self):
         region_a = self.report()["questions"][3]["systems"]["A"]["scores"]
@@ -3000,15 +2992,6 @@ class JsonReport(TestCase):
         tests = self.report("--summary")["summary"]["comparisons"][0]["paired_tests"]
         self.assertEqual({type(test[key]).__name__ for test in tests.values()
                           for key in ("p", "min_p", "mean", "standard_error")}, {"float"})
-
-    def test_the_decisions_are_keyed_by_candidate_as_well(self):
-        summary = self.report("--summary")["summary"]
-        self.assertEqual(summary["decisions"], {"B": summary["comparisons"][0]["decision"]})
-
-    def test_by_default_the_report_holds_the_table_alone(self):
-        result = evaluate.report(four_questions())
-        self.assertEqual((result["source"], result["review_queue"], result["summary"]),
-                         ("fixtures.py", None, None))
 
     def test_a_question_with_disputed_labels_carries_its_lenient_reading(self):
         launch_b = self.report()["questions"][0]["systems"]["B"]

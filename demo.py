@@ -1,20 +1,14 @@
 """Print the scores of systems A and B on the fixture, question by question.
 
     python demo.py                   the per-question table
-    python demo.py --explain         the table, why each unsupported claim is unsupported,
-                                     and the claims nobody has reviewed yet
-    python demo.py --summary         one verdict per candidate, then what changed from the
-                                     baseline, the averages, the paired tests, the decisions
+    python demo.py --explain         and why each unsupported claim is unsupported
+    python demo.py --summary         verdicts, changes, averages, paired tests, decisions
     python demo.py --json            the report of the other options, as JSON for programs
     python demo.py --gate            exit with status 3 unless every candidate is accepted
-    python demo.py --data FILE.json  any of these for your own data, shaped like fixtures.py
-                                     (see the README), with lists where it has tuples
+    python demo.py --data FILE.json  any of these for your own data (see the README)
 
-Options combine, in any order. Exit status: 0 when the report is printed; 1 for a fault
-in the data, 2 for an option it does not know, 130 when interrupted (Ctrl-C), each said
-on one line of standard error; 3 with --gate when a candidate is not accepted; 74 when
-output cannot be written (closed or full), said once where it can be; 141 when the
-reader stops before all is written, as `| head` may, said nowhere.
+Options combine, in any order. Exit status: 0 printed; 1 a fault in the data; 2 an unknown
+option; 3 see --gate; 74 output not written; 130 interrupted; 141 the reader stopped first.
 """
 import sys
 
@@ -50,15 +44,14 @@ def table_lines(result):
 
 
 def explain_lines(result):
-    """Return a line per unsupported claim, uncovered expected claim and disclosure, then
-    the claims nobody has reviewed."""
+    """Return a line per unsupported claim, uncovered claim and disclosure; the unreviewed."""
     lines = ["", "each unsupported claim with the first rule it breaks, "
                  "each expected claim left uncovered, and each restricted document disclosed"]
     for question in result["questions"]:
         for system, row in question["systems"].items():
             where, found = "%s %s | " % (question["case"], system), row["explain"]
-            lines += [where + "claim %s unsupported: %s" % pair for pair in found["claims"] or ()
-                      if pair[1]]
+            unsupported = [pair for pair in found["claims"] or () if pair[1]]
+            lines += [where + "claim %s unsupported: %s" % pair for pair in unsupported]
             lines += [where + "expected claim %s not covered" % claim
                       for claim in found["uncovered"] or ()]
             lines += [where + "restricted document %s disclosed" % document
@@ -70,8 +63,7 @@ def explain_lines(result):
 
 
 def listed(names, width=100):
-    """Return names joined by commas, as many as fit in about `width` characters, and how
-    many there are in all when some are left out."""
+    """Return names joined by commas, cut to about `width` characters with a count of all."""
     shown = []
     for name in names:
         if shown and len(", ".join(shown + [name])) > width:
@@ -81,8 +73,7 @@ def listed(names, width=100):
 
 
 def summary_lines(result):
-    """Return the summary: one verdict per candidate, then what changed, the averages, the
-    tests, disclosures and the decisions."""
+    """Return the summary: verdicts, changes, averages, paired tests, disclosures, decisions."""
     summary, systems, label = result["summary"], result["systems"], labels(result["k"])
     parts, decisions = summary["slices"], summary["decisions"] or {}
     lines = ["%s against %s: %s" % (candidate, systems[0], verdict(decided))
@@ -153,16 +144,14 @@ def change_lines(compared, label):
     """Return each question whose verdict is not 'unchanged', with what moved, then totals."""
     lines = ["", "per-question change from %s to %s (a pair with n/a on either side is "
                  "shown, not judged)" % (compared["baseline"], compared["candidate"])]
-    for item in compared["changes"]:
-        if item["verdict"] == "unchanged":
-            continue  # counted in the totals; the table and --json show every question
+    shown = [item for item in compared["changes"] if item["verdict"] != "unchanged"]
+    for item in shown:  # the unchanged are counted in the totals; --json lists every question
         moves = [("%s %s -> %s" % (label[metric], cell(old), cell(new)), judged)
                  for metric, old, new, judged in item["moved"]]
         detail = ", ".join(text for text, judged in moves if judged) or "nothing judged moved"
-        unjudged = [text for text, judged in moves if not judged]
-        if unjudged:
-            detail += "; not judged: " + ", ".join(unjudged)
-        lines.append("%s: %s (%s)" % (item["case"], item["verdict"], detail))
+        unjudged = ", ".join(text for text, judged in moves if not judged)
+        lines.append("%s: %s (%s%s)" % (item["case"], item["verdict"], detail,
+                                        unjudged and "; not judged: " + unjudged))
     totals = compared["totals"]
     lines.append("totals: " + ", ".join("%d %s" % (n, name) for name, n in totals.items())
                  + (" (not listed)" if totals["unchanged"] else ""))
@@ -198,12 +187,11 @@ def paired_lines(compared, groups, label):
         mean = "n/a" if test["mean"] is None else "%+.2f" % test["mean"]
         how = "exact" if test["method"] == "exact" else "sampled, %d draws, standard error " \
               "%.4f" % (test["samples"], test["standard_error"])
-        lines.append("%s | mean %s (%d of %d) | wins %d, ties %d, losses %d | p = %s (%s), "
-                     "at least %s with %d moved" % (
-                         label[metric], mean, test["questions"], test["questions"] +
-                         test["left_out"], test["wins"], test["ties"], test["losses"],
-                         p_text(test["p"], test["method"] == "exact"), how, p_text(test["min_p"]),
-                         test["wins"] + test["losses"]))
+        counts = "wins %(wins)d, ties %(ties)d, losses %(losses)d" % test
+        lines.append("%s | mean %s (%d of %d) | %s | p = %s (%s), at least %s with %d moved" % (
+            label[metric], mean, test["questions"], test["questions"] + test["left_out"], counts,
+            p_text(test["p"], test["method"] == "exact"), how, p_text(test["min_p"]),
+            test["wins"] + test["losses"]))
     floor = compared["p_floor"]
     lines.append("with %d %s, p is at least %s even if all of them moved, so %s p < 0.05" % (
         compared["units"], "questions" if groups is None else "groups", p_text(floor),
@@ -212,46 +200,34 @@ def paired_lines(compared, groups, label):
 
 
 def decision_lines(title, decided):
-    """Return each finding broken in either reading, marked with the readings that break it
-    when labels are disputed; the held ones counted per rule (the declared test shown
-    whole); what was not checked; then the decision, under its plan."""
+    """Return the broken findings, the held ones per rule, the unchecked rules and the decision."""
     strict, loose = decided["strict"], decided["lenient"]
-    marks = {"both": " [both readings]", "strict": " [strict reading only]",
-             "lenient": " [lenient reading only]"}
-    lines = ["%s | broken %s %s (%s)%s" % (title, rule, subject, detail,
-                                           "" if loose is None else marks[readings])
+    lines = ["%s | broken %s %s (%s)%s" % (title, rule, subject, detail, "" if loose is None else
+                                           " [both readings]" if readings == "both" else
+                                           " [%s reading only]" % readings)
              for rule, subject, detail, readings in decided["findings"]]
-    held = {}
-    for rule, subject, detail in strict["held"]:
-        held[rule] = held.get(rule, 0) + 1
+    held = [finding[0] for finding in strict["held"]]  # counted per rule, in rule order
     if held:
-        lines.append("%s | held: %s" % (title, ", ".join("%d %s" % (count, rule)
-                                                         for rule, count in held.items())))
+        lines.append("%s | held: %s" % (title, ", ".join("%d %s" % (held.count(rule), rule)
+                                                         for rule in dict.fromkeys(held))))
     lines += ["%s | held %s %s (%s)" % ((title,) + finding) for finding in strict["held"]
               if finding[0] == "significance"]
     lines += ["%s | not checked: %s (%s)" % (title, rule, why) for rule, why in strict["unchecked"]]
-    counts = "; ".join("%s%d broken, %d held" % (
-        "" if loose is None else reading + " reading: ", len(judged["broken"]),
-        len(judged["held"])) for reading, judged in (("strict", strict), ("lenient", loose))
-        if judged is not None)
-    ending = "" if loose is None else "; both readings agree" if strict["accepted"] == loose[
-        "accepted"] else "; the readings disagree, so resolve these disputed labels first: " + \
-        listed(["%s: %s <- %s" % (name, claim, ", ".join(sources))
-                for name, claim, sources in decided["depends_on"]], 160)
+    counts = "; ".join("%s%d broken, %d held" % ("" if loose is None else reading + " reading: ",
+                                                 len(judged["broken"]), len(judged["held"]))
+                       for reading, judged in (("strict", strict), ("lenient", loose)) if judged)
+    ending = "" if loose is None else "; both readings agree"
+    if loose is not None and strict["accepted"] != loose["accepted"]:
+        ending = "; the readings disagree, so resolve these disputed labels first: " + listed(
+            ["%s: %s <- %s" % (name, claim, ", ".join(sources))
+             for name, claim, sources in decided["depends_on"]], 160)
     return lines + ["decision for %s under the plan %r: %s (%s)%s" % (
         title, decided["plan"], verdict(decided).split(", first")[0], counts, ending)]
 
 
-def json_text(result):
-    """Return the report as one line of JSON: keys in the order of report(), p as a number."""
-    import json  # only this option writes JSON
-    return json.dumps(result, default=float, allow_nan=False)
-
-
 def parsed(arguments):
     """Return (options, data file) from the command line, or None when it is not understood."""
-    options, path = [], None
-    rest = list(arguments)
+    options, path, rest = [], None, list(arguments)
     while rest:
         word = rest.pop(0)
         if word in OPTIONS and word not in options:
@@ -264,12 +240,12 @@ def parsed(arguments):
 
 
 def rendered(result, options):
-    """Return the text of a report: the table, explanations, summary, as the options ask."""
+    """Return the text of a report: the table, explanations, summary, as the options ask;
+    with --json, all of it as one line of JSON, keys in the order of report(), p a number."""
     if "--json" in options:
-        return json_text(result)
-    lines = []
-    if "--explain" in options or "--summary" not in options:
-        lines = table_lines(result)
+        import json  # only this option writes JSON
+        return json.dumps(result, default=float, allow_nan=False)
+    lines = table_lines(result) if "--explain" in options or "--summary" not in options else []
     if "--explain" in options:
         lines += explain_lines(result)
     if "--summary" in options:
@@ -280,8 +256,7 @@ def rendered(result, options):
 def gated(result):
     """Return NOT_ACCEPTED unless the policy accepts every candidate, else 0."""
     decisions = result["summary"]["decisions"]
-    accepted = decisions and all(decided["accepted"] for decided in decisions.values())
-    return 0 if accepted else NOT_ACCEPTED
+    return 0 if decisions and all(d["accepted"] for d in decisions.values()) else NOT_ACCEPTED
 
 
 def main(arguments=None):
@@ -313,8 +288,7 @@ def main(arguments=None):
             result["summary"] = None  # computed for the gate alone
         return write(rendered(result, options) + "\n") or gate
     except KeyboardInterrupt:
-        write("demo.py: interrupted\n", "stderr")
-        return 130
+        return write("demo.py: interrupted\n", "stderr") or 130
 
 
 def write(text, stream="stdout"):

@@ -156,7 +156,7 @@ def rewritten(source):
     """Return source with each function above the end of the contract of one question
     rewritten by ast.unparse, with other local names: no comment, other formatting."""
     end = next(number for number, line in enumerate(source.split("\n"), start=1)
-               if CONTRACT_END in line)
+               if line.startswith("# " + CONTRACT_END))
     lines = source.split("\n")
     nodes = [node for node in functions(source).values() if node.lineno < end]
     for node in sorted(nodes, key=lambda node: -node.lineno):  # bottom up

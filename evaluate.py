@@ -453,14 +453,14 @@ def _checked_systems(corpus, cases, runs, systems, k):
         where = "case %s: " % _shown(name)
         try:
             _checked_case(case, corpus)
+            where = "case %s, system %s: " % (_shown(name), _shown(systems[0]))
+            if name not in runs:  # the runs of a case are checked once, not once per system
+                raise EvaluationError("missing from runs")
+            if type(runs[name]) is not dict:
+                raise _invalid("runs[%s]" % _shown(name), "expected a dict, got %s", runs[name])
+            _check_keys(runs[name], "runs[%s]" % _shown(name))
             for system in systems:
                 where = "case %s, system %s: " % (_shown(name), _shown(system))
-                if name not in runs:
-                    raise EvaluationError("missing from runs")
-                if type(runs[name]) is not dict:
-                    raise _invalid("runs[%s]" % _shown(name), "expected a dict, got %s",
-                                   runs[name])
-                _check_keys(runs[name], "runs[%s]" % _shown(name))
                 if system not in runs[name]:
                     raise EvaluationError("missing from runs[%s]" % _shown(name))
                 _checked_fields(runs[name][system], "run", _RUN_KEYS, corpus)

@@ -1402,8 +1402,10 @@ def load_data(path):
     and any rule of the contract.
     """
     import os
-    if not isinstance(path, (str, bytes, os.PathLike)):  # open(1) would take over standard output
-        raise _invalid("path", "expected the path of a file, got %s", path)
+    try:
+        path = os.fspath(path)  # a str or bytes: open(1) would take over standard output
+    except TypeError:
+        raise _invalid("path", "expected the path of a file, got %s", path) from None
     raw = _read(path)
     if _values(raw) > _MAX_VALUES:  # before JSON makes a Python object of each
         raise EvaluationError("holds more than %d JSON values ([, { and , outside strings), "
@@ -1436,8 +1438,9 @@ def _read(path):
                 if before.st_size <= _MAX_FILE_BYTES and stat.S_ISREG(before.st_mode):
                     raw = file.read(_MAX_FILE_BYTES + 1)
                 after = os.fstat(file.fileno())
-    except OSError as error:
-        raise EvaluationError("cannot be read: %s" % (error.strerror or error)) from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL or a lone surrogate in the path
+        reason = getattr(error, "strerror", None) or error
+        raise EvaluationError("cannot be read: %s" % reason) from None
     if not stat.S_ISREG(before.st_mode):
         raise EvaluationError("is not a regular file (a FIFO, a socket or a device)")
     if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns):

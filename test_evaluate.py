@@ -3201,6 +3201,9 @@ class DataFile(DataFileCase):
         self.assertRows(lambda value: message_of(evaluate.load_data, {"path": value}), rows)
         for descriptor in (0, 1, 2):  # still open
             os.fstat(descriptor)
+        for name in ("a\0b", b"a\0b", "\ud800"):  # a NUL or a lone surrogate names no file
+            message = message_of(evaluate.load_data, {"path": name})
+            self.assertRegex(message or "", "^cannot be read: ", ascii(name))
         import pathlib
         self.assertEqual(evaluate.load_data(pathlib.Path(self.write(FIXTURE_AS_JSON)))["k"], 2)
 

@@ -1115,9 +1115,10 @@ def _plus_parts_by_size(units, draws):
     tables = []
     for size, count in sorted(Counter(units).items()):
         ways, below, table = 1, 0, []  # below: the assignments with at most `heads` heads
+        assignments = 2 ** count
         for heads in range(count):
             below += ways
-            table.append(below / 2 ** count)
+            table.append(below / assignments)
             ways = ways * (count - heads) // (heads + 1)
         tables.append((size, table))
     for _ in range(_SAMPLES):

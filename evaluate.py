@@ -750,7 +750,9 @@ def _check_policy_rules(policy, answerable, graded=True):
     _check_keys(policy, "policy")
     for key in policy:
         if key not in _RULES and key not in _SETTINGS:
-            raise _invalid("policy", "unknown rule %s; the rules are " + rules, key)
+            _check_typo(key, tuple(_RULES) + tuple(_SETTINGS), "policy")
+            raise _invalid("policy", "unknown rule %s; the rules are " + rules
+                           + ", the settings " + str(tuple(_SETTINGS)), key)
     if not any(rule in policy for rule in _RULES):
         raise _invalid("policy", "expected at least one of the rules " + rules + ", got %s",
                        policy)
@@ -1649,20 +1651,25 @@ def _check_keys(mapping, field):
 
 def _check_near_misses(mapping, name, keys):
     """Check that no key of the dict `name` that its table does not know is a typo of one
-    it knows: the same but for case, or one or two letters added, left out or changed."""
+    it knows."""
     for key in mapping:
         if key in keys or key in _FREE_KEYS[name]:
             continue
-        if key.isascii() and key.isprintable():
-            typo_of = next((known for known in keys if _edits(key.lower(), known) <= 2), None)
-            if typo_of:
-                raise _invalid('%s["%s"]' % (name, key), 'unknown key; did you mean "%s"?'
-                               % typo_of)
+        _check_typo(key, keys, name)
         if len(_FREE_KEYS[name]) < 1000:  # a bound, whatever the keys of a file
             _FREE_KEYS[name].add(key)
 
 
 _FREE_KEYS = {"case": set(), "run": set()}  # keys found to be no typo, so checked once
+
+
+def _check_typo(key, keys, name):
+    """Check that a key of the dict `name` is no typo of one of keys: the same but for case,
+    or one or two letters added, left out or changed."""
+    if key.isascii() and key.isprintable():
+        typo_of = next((known for known in keys if _edits(key.lower(), known) <= 2), None)
+        if typo_of:
+            raise _invalid('%s["%s"]' % (name, key), 'unknown key; did you mean "%s"?' % typo_of)
 
 
 def _edits(word, target):

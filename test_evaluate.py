@@ -2021,7 +2021,10 @@ class Policy(TestCase):
             (("a plan and no rule", {"unresolved": "both"}), "policy: expected at least one of "
              "the rules %s, got {'unresolved': 'both'}" % RULES),
             (("a rule the policy does not know", dict(LOOSE, notes="x")),
-             "policy: unknown rule 'notes'; the rules are %s" % RULES),
+             "policy: unknown rule 'notes'; the rules are %s, the settings ('tolerance', "
+             "'unresolved')" % RULES),
+            (("a setting misspelt", dict(LOOSE, tolerence=0.1)),
+             'policy["tolerence"]: unknown key; did you mean "tolerance"?'),
             (("critical as a list", {"critical": ["q"]}),
              'policy["critical"]: expected a tuple of question names, got [\'q\']'),
             (("critical misspelt", {"critical": ("p",)}),

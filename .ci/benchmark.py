@@ -45,27 +45,27 @@ CPython 3.8.18 on a 2-core machine, 2026-12-03 (seconds; peak MB):
   noisy, runs of one input differ by a fifth); the plain table 2.6 s.
 
 --limits, CPU seconds and peak MB for the table / --summary / --explain /
---json / all three (each within 30 s and 1 GB but one, said below):
+--json / all three (each within 30 s and 1 GB; measured while other work
+shared the machine, so a little high):
 
-- 75,000 questions of 2 systems (17 MB, 2.1 million values): 8.0 / 17.6 /
-  10.8 / 7.5 / 19.7 s, 423 / 578 / 550 / 502 / 719 MB;
-- 150 questions of 1,000 systems (11 MB): 5.3 / 18.3 / 5.8 / 4.8 / 17.1 s,
-  315 / 366 / 440 / 395 / 577 MB;
-- 69,743 answerable questions of 2 systems, most moved (21 MB): 7.9 /
-  192.7 / 10.8 / 8.0 / 188.7 s, 468 / 651 / 631 / 577 / 798 MB. --summary
-  is over 30 s: the sampled paired test draws 12,000 times over the moved
-  questions of each ratio and candidate (20,000 such questions: 28 s);
+- 75,000 questions of 2 systems (17 MB, 2.1 million values): 8.8 / 13.8 /
+  9.1 / 9.1 / 18.9 s, 427 / 555 / 552 / 514 / 730 MB;
+- 150 questions of 1,000 systems (11 MB): 5.3 / 10.9 / 7.0 / 6.7 / 16.7 s,
+  314 / 369 / 441 / 407 / 589 MB;
+- 69,743 answerable questions of 2 systems, most moved (21 MB): 10.1 /
+  21.6 / 15.1 / 10.5 / 21.5 s, 473 / 623 / 631 / 548 / 810 MB; the sampled
+  paired test draws 12,000 times over the moved questions of each ratio;
 - fat runs, 100 retrieved and 100 claims of 5 citations (21 MB, 3 million
-  values): 3.2-3.9 s, 276-342 MB; 50 agreed and 50 disputed labels a case:
-  3.0-5.3 s, 276-328 MB;
+  values): 2.6-4.6 s, 276-342 MB; 50 agreed and 50 disputed labels a case:
+  3.5-7.0 s, 276-327 MB;
 - 75,000 questions, the rest of the 3 million values an ignored key of
-  {"a": "bc"} (23 MB): 8.1-20.3 s, 554-839 MB, the most memory measured;
-  an ignored key of 1.5 million {}: 2.1-2.5 s, 392 MB;
+  {"a": "bc"} (23 MB): 7.9-17.7 s, 558-894 MB, the most memory measured;
+  an ignored key of 1.5 million {}: 1.6-2.2 s, 392 MB;
 - refused at once: {} filling 30 MB (20 million values): 0.2 s, 77 MB;
-  100,000,000 bytes of {} (10.7 GB before the caps): 0.1 s, 12 MB; NaN
-  after a 99 MB string: 0.1 s, 12 MB; 20,001 systems: 0.1 s, 12 MB;
-- faults placed: NaN after a 30 MB string, 0.4 s, 67 MB; a key repeated
-  in a 1,000,000-document corpus, 3.8 s, 329 MB; 1,000 systems, the last a
+  100,000,000 bytes of {} (10.7 GB before the caps): 0.0 s, 13 MB; NaN
+  after a 99 MB string: 0.0 s, 13 MB; 20,001 systems: 0.1 s, 13 MB;
+- faults placed: NaN after a 30 MB string, 0.3 s, 68 MB; a key repeated
+  in a 1,000,000-document corpus, 3.6 s, 329 MB; 1,000 systems, the last a
   repeat, 0.1 s.
 """
 import json

@@ -32,17 +32,19 @@ memory):
 It is a measurement, not a test: nothing here passes or fails. Measured on
 CPython 3.8.18 on a 2-core machine, 2026-12-03 (seconds; peak MB):
 
-- 100 questions: 0.00-0.18 s; 1,000: 0.07-0.23 s; 5,000: 0.14-1.34 s;
-  peaks under 5 MB;
-- 5,000 ratios with b up to 5,000: 1.0 s; up to 10**6: 1.3 s;
-- 36 moved with no small unit, listed: 0.4 s, 7 MB; 36 moved extreme
+- 100 questions: 0.00-0.25 s; 1,000: 0.14-0.43 s; 5,000: 0.30-2.15 s;
+  peaks under 6 MB;
+- 5,000 ratios with b up to 5,000: 2.0 s; up to 10**6: 1.9 s;
+- 36 moved with no small unit, listed: 0.3 s, 7 MB; 36 moved extreme
   floats, listed: 0.2 s, 40 MB;
-- 100,000 arbitrary floats: 21.6 s, 57 MB; 100,000 ratios with b up to
-  10**6: 20.9 s, 55 MB, about twenty times the cost of 5,000: it grows
-  linearly;
-- demo.py --summary on 20,000 questions and 200,000 documents: 4.7 s and
-  216 MB as a whole process (a median of 4.2 s over 7 runs; the machine is
-  noisy, runs of one input differ by a fifth); the plain table 2.6 s.
+- 100,000 arbitrary floats: 37.5 s, 94 MB; 100,000 ratios with b up to
+  10**6: 32.1 s, 92 MB, about seventeen times the cost of 5,000: it grows
+  linearly. Each value is read as an exact fraction first (about a fifth
+  of the time, and most of the memory); the code before that took 28 s
+  and 57 MB for the first of these, on the same machine;
+- demo.py --summary on 20,000 questions and 200,000 documents: 5.2 s and
+  230 MB as a whole process (the machine is noisy, runs of one input
+  differ by a fifth); the plain table 3.2 s.
 
 --limits, CPU seconds and peak MB for the table / --summary / --explain /
 --json / all three (each within 30 s and 1 GB; measured while other work

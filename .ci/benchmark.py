@@ -41,7 +41,7 @@ CPython 3.8.18 on a 2-core machine, 2026-12-03 (seconds; peak MB):
   10**6: 32.1 s, 92 MB, about seventeen times the cost of 5,000: it grows
   linearly. Each value is read as an exact fraction first (about a fifth
   of the time, and most of the memory); the code before that took 28 s
-  and 57 MB for the first of these, on the same machine;
+  for the first of these on the same machine (57 MB when last measured);
 - demo.py --summary on 20,000 questions and 200,000 documents: 5.2 s and
   230 MB as a whole process (the machine is noisy, runs of one input
   differ by a fifth); the plain table 3.2 s.

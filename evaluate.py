@@ -1407,7 +1407,7 @@ def load_data(path):
     import os
     try:
         path = os.fspath(path)  # a str or bytes: open(1) would take over standard output
-    except TypeError:
+    except Exception:  # not a path, or a PathLike whose __fspath__ fails
         raise _invalid("path", "expected the path of a file, got %s", path) from None
     raw = _read(path)
     if _values(raw) > _MAX_VALUES:  # before JSON makes a Python object of each

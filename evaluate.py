@@ -1139,8 +1139,7 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     scores, counts, nDCG and lenient reading; with explain, explain() of each and the
     claims nobody has reviewed; with summary, slices, comparisons and decisions. The
     first system is the baseline; each other one is a candidate."""
-    if type(source) is not str:
-        raise _invalid("source", "expected a str, got %s", source)
+    _check_options(source, summary=summary, explain=explain)
     data = _checked_data(data)
     corpus, cases, k, systems = data["corpus"], data["cases"], data["k"], data["systems"]
     checked = _checked_systems(corpus, cases, data["runs"], systems, k)
@@ -1176,6 +1175,15 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
             "review_queue": _review_queue(checked) if explain else None,
             "summary": _summary(data, checked, tallies, ndcgs if graded else None, source)
             if summary else None}
+
+
+def _check_options(source, **flags):
+    """Check the options of report(): source a str, each flag True or False."""
+    if type(source) is not str:
+        raise _invalid("source", "expected a str, got %s", source)
+    for name, value in flags.items():
+        if type(value) is not bool:
+            raise _invalid(name, "expected True or False, got %s", value)
 
 
 def _review_queue(checked):

@@ -2975,6 +2975,13 @@ class JsonReport(TestCase):
             "disclosed": ["archive"]})
         self.assertEqual(report["review_queue"], [])
 
+    def test_the_options_of_a_report_are_a_str_and_two_flags(self):
+        rows = [(({"source": b"runs.json"},), "source: expected a str, got b'runs.json'"),
+                (({"summary": "yes"},), "summary: expected True or False, got 'yes'"),
+                (({"explain": 1},), "explain: expected True or False, got 1")]
+        self.assertRows(lambda options: message_of(evaluate.report, dict(
+            options, data=four_questions())), rows)
+
 
 # --- Your own data: demo.py --data FILE.json --------------------------------------------
 

@@ -982,7 +982,7 @@ class Readings(TestCase):
         rows = [((what, arguments["case"]), message) for what, arguments, message in REJECTED
                 if message.startswith(('case["disputed"]', 'case["rejected"]', 'case["optional"]'))
                 and "unknown document" not in message]  # lenient() has no corpus to know
-        self.assertEqual(len(rows), 16)
+        self.assertEqual(len(rows), 20)
         rows += [(("a case that is no dict", ()), "case: expected a dict, got ()"),
                  (("no relevant documents", {"support": {}}),
                   "case[\"relevant\"]: missing from {'support': {}}"),
@@ -1170,6 +1170,13 @@ REJECTED = [
      "case[\"rejected\"]: claim 'steps'" + HAS_SOURCES),
     # case["optional"]: claims judged supported that no answer has to make.
     ("optional as a list", case_input(optional=[]), "case[\"optional\"]: expected a dict, got []"),
+    # A key a case may leave out may not be None.
+    ("optional None", case_input(optional=None), "case[\"optional\"]: expected a dict, got None"),
+    ("disputed None", case_input(disputed=None), "case[\"disputed\"]: expected a dict, got None"),
+    ("rejected None", case_input(rejected=None), "case[\"rejected\"]: expected a tuple, got None"),
+    ("grades of None", case_input(grades=None), "case[\"grades\"]: expected a grade for each "
+     "document of case[\"relevant\"] ('rollback', 'checklist'), got None"),
+    ("group of None", case_input(group=None), "case[\"group\"]: invalid name None" + NAME_RULE),
     ("an optional claim that is expected", case_input(optional={"smoke": ("launch",)}),
      "case[\"optional\"]: claim 'smoke' is also in case[\"support\"]"),
     ("an optional source outside the corpus", case_input(optional={"x": ("zeta",)}),
@@ -1180,6 +1187,9 @@ REJECTED = [
     ("a disputed label where no answer is labelled",
      case_input(support=None, disputed={"x": ("launch",)}),
      "case[\"disputed\"]: labels claims, but case[\"support\"] is None: got {'x': ('launch',)}"),
+    ("an optional claim where no answer is labelled",
+     case_input(support=None, optional={"x": ("launch",)}),
+     "case[\"optional\"]: labels claims, but case[\"support\"] is None: got {'x': ('launch',)}"),
     ("a rejected claim where no answer is labelled", case_input(support=None, rejected=("x",)),
      "case[\"rejected\"]: labels claims, but case[\"support\"] is None: got ('x',)"),
     # case["grades"] and case["group"], when given.
@@ -1188,6 +1198,10 @@ REJECTED = [
      "'checklist'), got {'rollback': 2}"),
     ("a grade of 0", case_input(grades={"rollback": 0, "checklist": 1}),
      "case[\"grades\"]['rollback']: expected an int from 1 to 100, got 0"),
+    ("grades as a list", case_input(grades=[2, 1]), "case[\"grades\"]: expected a grade for "
+     "each document of case[\"relevant\"] ('rollback', 'checklist'), got [2, 1]"),
+    ("a grade of 101", case_input(grades={"rollback": 101, "checklist": 1}),
+     "case[\"grades\"]['rollback']: expected an int from 1 to 100, got 101"),
     ("a grade of True", case_input(grades={"rollback": 2, "checklist": True}),
      "case[\"grades\"]['checklist']: expected an int from 1 to 100, got True"),
     ("a group with a space", case_input(group="chat 7"),
@@ -1199,6 +1213,14 @@ REJECTED = [
      'case["Restricted"]: unknown key; did you mean "restricted"?'),
     ("a misspelt claims", inputs(run={"retrieved": (), "claims": (), "claim": ()}),
      'run["claim"]: unknown key; did you mean "claims"?'),
+    ("two letters added", case_input(irrelevant=()),
+     'case["irrelevant"]: unknown key; did you mean "relevant"?'),
+    ("two letters added at the end", case_input(supported={}),
+     'case["supported"]: unknown key; did you mean "support"?'),
+    ("two letters left out", case_input(restrict=()),
+     'case["restrict"]: unknown key; did you mean "restricted"?'),
+    ("a key that is not a str", inputs(case={**CASE, 1: "x"}), "case: expected keys that are str, "
+     "got 1"),
     # case["restricted"], when given: an ID tuple of corpus documents, none of them relevant.
     ("restricted as a list", case_input(restricted=["archive"]),
      "case[\"restricted\"]: expected a tuple, got ['archive']"),
@@ -1301,8 +1323,9 @@ ACCEPTED = [
      case_input(disputed={"extra": ("archive",)})),
     ("grades of 1 and 100", case_input(grades={"rollback": 1, "checklist": 100})),
     ("a group", case_input(group="chat-7")),
-    ("free keys three letters from every known key", inputs(case=case_with(supp=1, query="?"),
-                                                            run=run_with(model="m1"))),
+    ("free keys three letters from every known key",
+     inputs(case=case_with(supp=1, query="?", restarted=1), run=run_with(model="m1"))),
+    ("a key beyond ASCII a letter from a known one", case_input(**{"gr\u00e4des": 1})),
     ("a rejected claim the run makes", inputs(case=case_with(rejected=("extra",)),
                                               run=run_with(claims=(("extra", ("rollback",)),)))),
     ("nothing restricted", case_input(restricted=())),

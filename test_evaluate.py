@@ -1594,6 +1594,8 @@ class ManyQuestions(TestCase):
             (("runs of a case as a tuple", {"runs": dict(RUNS, owner=(owner_a,))}),
              "case 'owner', system 'A': runs['owner']: expected a dict, got "
              "({'retrieved': ('archive', 'owners'), 'claims': (('aurora', ('archive',)),)},)"),
+            (("runs of a case keyed by a number", {"runs": dict(RUNS, owner={1: owner_a})}),
+             "case 'owner', system 'A': runs['owner']: expected keys that are str, got 1"),
             (("runs of an unknown case", {"runs": dict(RUNS, ownr=RUNS["owner"])}),
              "runs: no case named 'ownr'"),
             (("cases as a list", {"cases": ["owner"]}), "cases: expected a dict, got ['owner']"),
@@ -2040,6 +2042,7 @@ class Policy(TestCase):
         rows = [
             (("policy as a list", [LOOSE]), "policy: expected a dict, got [%s]" % loose),
             (("policy as a dict subclass", Dict(LOOSE)), "policy: expected a dict, got " + loose),
+            (("a key that is not a str", {1: 0}), "policy: expected keys that are str, got 1"),
             (("no rule", {}), "policy: expected at least one of the rules %s, got {}" % RULES),
             (("a plan and no rule", {"unresolved": "both"}), "policy: expected at least one of "
              "the rules %s, got {'unresolved': 'both'}" % RULES),
@@ -2086,6 +2089,8 @@ class Policy(TestCase):
              'policy["unsupported_budget"][\'answerable\']: ' + budget + "True"),
             (("budget below 0", {"unsupported_budget": {"answerable": 0, "unanswerable": -1}}),
              'policy["unsupported_budget"][\'unanswerable\']: ' + budget + "-1"),
+            (("budget above a billion", {"unsupported_budget": {"answerable": 10 ** 9 + 1}}),
+             'policy["unsupported_budget"][\'answerable\']: ' + budget + "1000000001"),
             (("budget as a float", {"unsupported_budget": {"answerable": 1.0}}),
              'policy["unsupported_budget"][\'answerable\']: ' + budget + "1.0"),
             (("a rate above 1", {"unsupported_rate": {"answerable": 2}}),
@@ -2126,6 +2131,7 @@ class Policy(TestCase):
                                                        "tolerance": 1}),
             ("budgets of 0", {"unsupported_budget": {"answerable": 0, "unanswerable": 0}}),
             ("a budget of one slice", {"unsupported_budget": {"answerable": 0}}),
+            ("a budget of a billion", {"unsupported_budget": {"unanswerable": 10 ** 9}}),
             ("rates of 0 and 1", {"unsupported_rate": {"answerable": 0, "unanswerable": 1.0}}),
             ("alpha of 0.5", {"significance": {"alpha": 0.5, "metric": "rr"}}),
             ("a tiny alpha on nDCG", {"significance": {"metric": "ndcg", "alpha": 5e-324}}),
@@ -3118,6 +3124,9 @@ class DataFile(DataFileCase):
             (("a policy that names no such question",
               data_with(policy=dict(POLICY, critical=["launch", "ownr"]))),
              "policy[\"critical\"]: no question named 'ownr'"),
+            (("a test of nDCG on data with no grades", data_with(policy={"significance": {
+                "metric": "ndcg", "alpha": 0.05}})), "policy[\"significance\"][\"metric\"]: "
+             "expected a metric the data measures, got 'ndcg': no case has grades"),
             (("a policy of no rule", data_with(policy={"unresolved": "strict"})),
              "policy: expected at least one of the rules %s, got {'unresolved': 'strict'}"
              % RULES),
@@ -3129,6 +3138,8 @@ class DataFile(DataFileCase):
             (("another rubric", data_with(manifests={"A": {"rubric": "r1"},
                                                      "B": {"rubric": "r2"}})),
              manifest("rubric", "'r1'", "'r2'")),
+            (("manifests that are a list", data_with(manifests=[1])),
+             "manifests: expected an object with the keys ('A', 'B'), got (1,)"),
             (("a manifest that is a list", data_with(manifests={"A": {}, "B": []})),
              "manifests['B']: expected an object of strings, got ()"),
             (("a manifest field that is not a string", data_with(manifests=dict(

@@ -1036,6 +1036,23 @@ class Readings(TestCase):
                                "7 held); the readings disagree, so resolve these disputed labels "
                                "first: launch: bonus <- launch")
 
+    def test_a_finding_one_reading_breaks_says_which_and_names_the_labels_it_rests_on(self):
+        rollback = dict(CASES["rollback"], disputed={"switch": ("checklist",)})
+        cited = {"A": "checklist", "B": "launch"}  # only a disputed label supports A's switch
+        runs = dict(four_questions()["runs"], launch=dict(RUNS["launch"], B=RUNS["launch"]["A"]),
+                    rollback={system: {"retrieved": ("rollback", "checklist"),
+                                       "claims": (("switch", (document,)),)}
+                              for system, document in cited.items()})
+        summary = summary_of(cases=undisclosing(rollback=rollback), runs=runs, policy={
+            "critical": ("rollback",), "unsupported_budget": {"answerable": 1}})
+        labels = [("rollback", "switch", ("checklist",))]
+        self.assertEqual([(decided["depends_on"], decided["findings"]) for decided in (
+            summary["policy"]["baseline_alone"], summary["decisions"]["B"])], [
+            (labels, [("unsupported_budget", "answerable", "2 unsupported claims, budget 1",
+                       "strict")]),
+            (labels, [("critical", "rollback", "regressed: support 1.00 -> 0.00, coverage "
+                                               "0.50 -> 0.00", "lenient")])])
+
     def test_nothing_is_said_of_readings_when_no_label_is_disputed(self):
         out = text_of(four_questions(cases=unreviewed()), "--summary", "--explain")
         self.assertEqual([line for line in out.splitlines() if "lenient" in line
@@ -1983,6 +2000,23 @@ class Policy(TestCase):
                                            "support mean +1.00 (3 of 3), p = 1/4 (exact), "
                                            "alpha 0.5, two-sided: a one-sided test at 0.25")])
         self.assertEqual(judged["significance"]["p"], Fraction(1, 4))  # the test, for programs
+
+    def test_a_report_tests_each_candidate_on_the_declared_metric_of_the_answerable_slice(self):
+        def decided(data, metric):
+            policy = dict(data["policy"], significance={"metric": metric, "alpha": 0.5})
+            result = evaluate.report(dict(data, policy=policy), summary=True)
+            values = [{question["case"]: dict(row["scores"], ndcg=row["ndcg"])[metric]
+                       for question in result["questions"] if question["answerable"]
+                       for row in (question["systems"][system],)} for system in ("A", "B")]
+            summary = result["summary"]
+            judged = summary["decisions"]["B"]["strict"]
+            found = [outcome for outcome in ("held", "broken") for finding in judged[outcome]
+                     if finding[0] == "significance"]
+            return (judged["significance"] == evaluate.paired_test(*values), found,
+                    summary["policy"]["baseline_alone"]["strict"]["significance"])
+        rows = [((four_questions(), "coverage"), (True, ["broken"], None)),  # p = 1/2
+                ((qrels_only(), "ndcg"), (True, ["held"], None))]  # up 0.14, p = 13/32
+        self.assertRows(decided, rows)
 
     def test_accepted_means_nothing_is_broken(self):
         judged = judgement(LOOSE, {"q": counts(generated=2), "r": ANSWERED})

@@ -858,6 +858,11 @@ class Disclosure(TestCase):
         disclosing = len([row for row in rows if row[1]])
         self.assertTrue(300 < disclosing < 700, disclosing)  # both outcomes are common
 
+    def test_the_summary_names_a_document_disclosed_by_a_citation_alone(self):
+        cited = {"retrieved": ("owners",), "claims": (("aurora", ("owners", "archive")),)}
+        runs = dict(four_questions()["runs"], owner=dict(RUNS["owner"], B=cited))
+        self.assertEqual(summary_of(runs=runs)["disclosures"]["B"], [("owner", ("archive",))])
+
 
 # --- Two readings of the labels ------------------------------------------------------
 
@@ -1073,6 +1078,10 @@ class Readings(TestCase):
         self.assertEqual(evaluate.report(four_questions(runs=runs), explain=True)["review_queue"],
                          [("A", "region", "guess", ())])
         self.assertEqual(summary_of(runs=runs)["unreviewed"], {"A": 1, "B": 0})
+        guesses = {"retrieved": (), "claims": (("extra", ()), ("guess", ()), ("hunch", ()))}
+        runs = dict(four_questions()["runs"], rollback=dict(RUNS["rollback"], A=guesses))
+        cases = undisclosing(rollback=dict(CASES["rollback"], optional={"extra": ("launch",)}))
+        self.assertEqual(summary_of(cases=cases, runs=runs)["unreviewed"], {"A": 2, "B": 0})
 
     def test_a_differing_finding_names_only_the_disputed_labels_it_rests_on(self):
         def depends_on(disputed, policy):
@@ -2613,6 +2622,7 @@ class RealJudgements(TestCase):
         nothing = {"retrieved": ("archive",), "claims": None}
         self.assertEqual((evaluate.ndcg(CORPUS, GRADED, nothing),
                           evaluate.ndcg(CORPUS, CASES["region"], nothing)), (0.0, None))
+        self.assertEqual(evaluate.ndcg(CORPUS, GRADED, run), 2 / (3 + 2 / math.log2(3)))  # k=2
 
     def test_ndcg_agrees_with_an_oracle_written_apart(self):
         rng, names = random.Random(29), sorted(SWEEP_CORPUS)
@@ -2644,7 +2654,9 @@ class RealJudgements(TestCase):
         self.assertEqual({finding[0] for outcome in ("broken", "held")
                           for finding in decided["strict"][outcome]}, {"critical"})
         self.assertIn("ndcg", result["summary"]["comparisons"][0]["paired_tests"])
-        self.assertIn("ndcg", result["summary"]["means"]["answerable"])
+        ndcgs = [question["systems"]["B"]["ndcg"] for question in result["questions"]]
+        self.assertEqual(result["summary"]["means"]["answerable"]["ndcg"]["B"],
+                         {"mean": math.fsum(ndcgs) / 6, "averaged": 6, "total": 6})
 
     def test_groups_take_one_sign_each_and_the_summary_counts_them(self):
         cases = {name: dict(case, group="one") if name in ("launch", "rollback") else case
@@ -3037,6 +3049,9 @@ class JsonReport(TestCase):
             "claims": [["aurora", "not a labelled source"]], "uncovered": ["aurora"],
             "disclosed": ["archive"]})
         self.assertEqual(report["review_queue"], [])
+        plain = evaluate.report(four_questions())  # neither asked for
+        self.assertEqual((plain["questions"][2]["systems"]["A"]["explain"], plain["summary"]),
+                         (None, None))
 
 
 # --- Your own data: demo.py --data FILE.json --------------------------------------------

@@ -1423,7 +1423,9 @@ class InputRules(TestCase):
         rows = [((item,), cut(repr(item), 80)) for item in (value() for _ in range(400))]
         rows += [((10 ** 3000,), cut(repr(10 ** 3000), 80)),
                  ((2 ** 9999,), cut(repr(2 ** 9999), 80)),
-                 ((-2 ** 10000,), "<int of 10001 bits>")]  # over 10,000 bits: its size
+                 ((-2 ** 10000,), "<int of 10001 bits>"),  # over 10,000 bits: its size
+                 # A newline in a repr is escaped: a message stays one line.
+                 ((type("Lines", (), {"__repr__": lambda self: "a\nb\rc"})(),), "a\\nb\\rc")]
         self.assertRows(evaluate._shown, rows)
 
     def test_a_message_reads_no_more_of_a_value_than_it_shows(self):
@@ -2402,6 +2404,7 @@ class PairedTest(TestCase):
             # A mean beyond every float is an infinity.
             (({"a": -largest}, {"a": largest}, "mean"), (float("inf"),)),
             (({"a": largest}, {"a": -largest}, "mean"), (float("-inf"),)),
+            (({"a": 0}, {"a": largest}, "mean"), (largest,)),  # the largest float is no infinity
         ]
         self.assertRows(tested, rows)
         tested = evaluate.paired_test({"x": 0.0, "y": 0.0}, {"x": 0.5, "y": 1.0})
@@ -2421,6 +2424,7 @@ class PairedTest(TestCase):
                 ((1 / 3 + 65 * third,), Fraction(1 / 3 + 65 * third)),  # 65: taken as it is
                 ((0.5 + 64 * 2 ** -53,), Fraction(1, 2)),       # exactly 64 units: still 1/2
                 ((5e-324,), Fraction(0)),                       # 1 unit from 0/1, the least float
+                ((64 * 5e-324,), Fraction(0)),                  # 64 units from 0: still 0
                 ((65 * 5e-324,), Fraction(65 * 5e-324)),        # 65 units from 0: as it is
                 ((-(1 - 2 / 3),), Fraction(-1, 3)),             # below 0 as above it
                 # A large value has many such fractions within 64 units: the nearest is taken.
@@ -2449,6 +2453,15 @@ class PairedTest(TestCase):
                 ((2, 6), ("exact", None, True)),     # too many to list, but 6 steps count
                 ((2, 5), ("sampled", 12000, False))]  # neither fits: sampled
         self.assertRows(method, rows)
+
+    def test_at_most_36_moved_questions_are_listed_exactly_whatever_their_values(self):
+        # 18 pairs that cancel, each the mean of nine runs over denominators near a million:
+        # a common unit of over 2,200 bits. A 37th question moved, up by 1e300: sampled.
+        pairs = {"q%d" % index: tuple((-1) ** index / (999000 + 9 * (index // 2) + run)
+                                      for run in range(9)) for index in range(36)}
+        rows = [((pairs,), ("exact", 1)), ((dict(pairs, big=1e300),), ("sampled", 1))]
+        self.assertRows(lambda after: tuple(evaluate.paired_test(dict.fromkeys(after, 0), after)[
+            key] for key in ("method", "p")), rows)
 
     def test_counting_steps_weigh_more_for_each_thousand_questions_moved(self):
         def method(moved, steps):  # all moved up by 1 but one: limit 1, so 2 steps each

@@ -858,6 +858,11 @@ class Disclosure(TestCase):
         disclosing = len([row for row in rows if row[1]])
         self.assertTrue(300 < disclosing < 700, disclosing)  # both outcomes are common
 
+    def test_the_summary_names_a_document_disclosed_by_a_citation_alone(self):
+        cited = {"retrieved": ("owners",), "claims": (("aurora", ("owners", "archive")),)}
+        runs = dict(four_questions()["runs"], owner=dict(RUNS["owner"], B=cited))
+        self.assertEqual(summary_of(runs=runs)["disclosures"]["B"], [("owner", ("archive",))])
+
 
 # --- Two readings of the labels ------------------------------------------------------
 
@@ -982,7 +987,7 @@ class Readings(TestCase):
         rows = [((what, arguments["case"]), message) for what, arguments, message in REJECTED
                 if message.startswith(('case["disputed"]', 'case["rejected"]', 'case["optional"]'))
                 and "unknown document" not in message]  # lenient() has no corpus to know
-        self.assertEqual(len(rows), 16)
+        self.assertEqual(len(rows), 20)
         rows += [(("a case that is no dict", ()), "case: expected a dict, got ()"),
                  (("no relevant documents", {"support": {}}),
                   "case[\"relevant\"]: missing from {'support': {}}"),
@@ -1036,6 +1041,23 @@ class Readings(TestCase):
                                "7 held); the readings disagree, so resolve these disputed labels "
                                "first: launch: bonus <- launch")
 
+    def test_a_finding_one_reading_breaks_says_which_and_names_the_labels_it_rests_on(self):
+        rollback = dict(CASES["rollback"], disputed={"switch": ("checklist",)})
+        cited = {"A": "checklist", "B": "launch"}  # only a disputed label supports A's switch
+        runs = dict(four_questions()["runs"], launch=dict(RUNS["launch"], B=RUNS["launch"]["A"]),
+                    rollback={system: {"retrieved": ("rollback", "checklist"),
+                                       "claims": (("switch", (document,)),)}
+                              for system, document in cited.items()})
+        summary = summary_of(cases=undisclosing(rollback=rollback), runs=runs, policy={
+            "critical": ("rollback",), "unsupported_budget": {"answerable": 1}})
+        labels = [("rollback", "switch", ("checklist",))]
+        self.assertEqual([(decided["depends_on"], decided["findings"]) for decided in (
+            summary["policy"]["baseline_alone"], summary["decisions"]["B"])], [
+            (labels, [("unsupported_budget", "answerable", "2 unsupported claims, budget 1",
+                       "strict")]),
+            (labels, [("critical", "rollback", "regressed: support 1.00 -> 0.00, coverage "
+                                               "0.50 -> 0.00", "lenient")])])
+
     def test_nothing_is_said_of_readings_when_no_label_is_disputed(self):
         out = text_of(four_questions(cases=unreviewed()), "--summary", "--explain")
         self.assertEqual([line for line in out.splitlines() if "lenient" in line
@@ -1056,6 +1078,10 @@ class Readings(TestCase):
         self.assertEqual(evaluate.report(four_questions(runs=runs), explain=True)["review_queue"],
                          [("A", "region", "guess", ())])
         self.assertEqual(summary_of(runs=runs)["unreviewed"], {"A": 1, "B": 0})
+        guesses = {"retrieved": (), "claims": (("extra", ()), ("guess", ()), ("hunch", ()))}
+        runs = dict(four_questions()["runs"], rollback=dict(RUNS["rollback"], A=guesses))
+        cases = undisclosing(rollback=dict(CASES["rollback"], optional={"extra": ("launch",)}))
+        self.assertEqual(summary_of(cases=cases, runs=runs)["unreviewed"], {"A": 2, "B": 0})
 
     def test_a_differing_finding_names_only_the_disputed_labels_it_rests_on(self):
         def depends_on(disputed, policy):
@@ -1170,6 +1196,13 @@ REJECTED = [
      "case[\"rejected\"]: claim 'steps'" + HAS_SOURCES),
     # case["optional"]: claims judged supported that no answer has to make.
     ("optional as a list", case_input(optional=[]), "case[\"optional\"]: expected a dict, got []"),
+    # A key a case may leave out may not be None.
+    ("optional None", case_input(optional=None), "case[\"optional\"]: expected a dict, got None"),
+    ("disputed None", case_input(disputed=None), "case[\"disputed\"]: expected a dict, got None"),
+    ("rejected None", case_input(rejected=None), "case[\"rejected\"]: expected a tuple, got None"),
+    ("grades of None", case_input(grades=None), "case[\"grades\"]: expected a grade for each "
+     "document of case[\"relevant\"] ('rollback', 'checklist'), got None"),
+    ("group of None", case_input(group=None), "case[\"group\"]: invalid name None" + NAME_RULE),
     ("an optional claim that is expected", case_input(optional={"smoke": ("launch",)}),
      "case[\"optional\"]: claim 'smoke' is also in case[\"support\"]"),
     ("an optional source outside the corpus", case_input(optional={"x": ("zeta",)}),
@@ -1180,6 +1213,9 @@ REJECTED = [
     ("a disputed label where no answer is labelled",
      case_input(support=None, disputed={"x": ("launch",)}),
      "case[\"disputed\"]: labels claims, but case[\"support\"] is None: got {'x': ('launch',)}"),
+    ("an optional claim where no answer is labelled",
+     case_input(support=None, optional={"x": ("launch",)}),
+     "case[\"optional\"]: labels claims, but case[\"support\"] is None: got {'x': ('launch',)}"),
     ("a rejected claim where no answer is labelled", case_input(support=None, rejected=("x",)),
      "case[\"rejected\"]: labels claims, but case[\"support\"] is None: got ('x',)"),
     # case["grades"] and case["group"], when given.
@@ -1188,6 +1224,10 @@ REJECTED = [
      "'checklist'), got {'rollback': 2}"),
     ("a grade of 0", case_input(grades={"rollback": 0, "checklist": 1}),
      "case[\"grades\"]['rollback']: expected an int from 1 to 100, got 0"),
+    ("grades as a list", case_input(grades=[2, 1]), "case[\"grades\"]: expected a grade for "
+     "each document of case[\"relevant\"] ('rollback', 'checklist'), got [2, 1]"),
+    ("a grade of 101", case_input(grades={"rollback": 101, "checklist": 1}),
+     "case[\"grades\"]['rollback']: expected an int from 1 to 100, got 101"),
     ("a grade of True", case_input(grades={"rollback": 2, "checklist": True}),
      "case[\"grades\"]['checklist']: expected an int from 1 to 100, got True"),
     ("a group with a space", case_input(group="chat 7"),
@@ -1199,6 +1239,14 @@ REJECTED = [
      'case["Restricted"]: unknown key; did you mean "restricted"?'),
     ("a misspelt claims", inputs(run={"retrieved": (), "claims": (), "claim": ()}),
      'run["claim"]: unknown key; did you mean "claims"?'),
+    ("two letters added", case_input(irrelevant=()),
+     'case["irrelevant"]: unknown key; did you mean "relevant"?'),
+    ("two letters added at the end", case_input(supported={}),
+     'case["supported"]: unknown key; did you mean "support"?'),
+    ("two letters left out", case_input(restrict=()),
+     'case["restrict"]: unknown key; did you mean "restricted"?'),
+    ("a key that is not a str", inputs(case={**CASE, 1: "x"}), "case: expected keys that are str, "
+     "got 1"),
     # case["restricted"], when given: an ID tuple of corpus documents, none of them relevant.
     ("restricted as a list", case_input(restricted=["archive"]),
      "case[\"restricted\"]: expected a tuple, got ['archive']"),
@@ -1301,8 +1349,9 @@ ACCEPTED = [
      case_input(disputed={"extra": ("archive",)})),
     ("grades of 1 and 100", case_input(grades={"rollback": 1, "checklist": 100})),
     ("a group", case_input(group="chat-7")),
-    ("free keys three letters from every known key", inputs(case=case_with(supp=1, query="?"),
-                                                            run=run_with(model="m1"))),
+    ("free keys three letters from every known key",
+     inputs(case=case_with(supp=1, query="?", restarted=1), run=run_with(model="m1"))),
+    ("a key beyond ASCII a letter from a known one", case_input(**{"gr\u00e4des": 1})),
     ("a rejected claim the run makes", inputs(case=case_with(rejected=("extra",)),
                                               run=run_with(claims=(("extra", ("rollback",)),)))),
     ("nothing restricted", case_input(restricted=())),
@@ -1374,7 +1423,9 @@ class InputRules(TestCase):
         rows = [((item,), cut(repr(item), 80)) for item in (value() for _ in range(400))]
         rows += [((10 ** 3000,), cut(repr(10 ** 3000), 80)),
                  ((2 ** 9999,), cut(repr(2 ** 9999), 80)),
-                 ((-2 ** 10000,), "<int of 10001 bits>")]  # over 10,000 bits: its size
+                 ((-2 ** 10000,), "<int of 10001 bits>"),  # over 10,000 bits: its size
+                 # A newline in a repr is escaped: a message stays one line.
+                 ((type("Lines", (), {"__repr__": lambda self: "a\nb\rc"})(),), "a\\nb\\rc")]
         self.assertRows(evaluate._shown, rows)
 
     def test_a_message_reads_no_more_of_a_value_than_it_shows(self):
@@ -1571,6 +1622,8 @@ class ManyQuestions(TestCase):
             (("runs of a case as a tuple", {"runs": dict(RUNS, owner=(owner_a,))}),
              "case 'owner', system 'A': runs['owner']: expected a dict, got "
              "({'retrieved': ('archive', 'owners'), 'claims': (('aurora', ('archive',)),)},)"),
+            (("runs of a case keyed by a number", {"runs": dict(RUNS, owner={1: owner_a})}),
+             "case 'owner', system 'A': runs['owner']: expected keys that are str, got 1"),
             (("runs of an unknown case", {"runs": dict(RUNS, ownr=RUNS["owner"])}),
              "runs: no case named 'ownr'"),
             (("cases as a list", {"cases": ["owner"]}), "cases: expected a dict, got ['owner']"),
@@ -1959,6 +2012,23 @@ class Policy(TestCase):
                                            "alpha 0.5, two-sided: a one-sided test at 0.25")])
         self.assertEqual(judged["significance"]["p"], Fraction(1, 4))  # the test, for programs
 
+    def test_a_report_tests_each_candidate_on_the_declared_metric_of_the_answerable_slice(self):
+        def decided(data, metric):
+            policy = dict(data["policy"], significance={"metric": metric, "alpha": 0.5})
+            result = evaluate.report(dict(data, policy=policy), summary=True)
+            values = [{question["case"]: dict(row["scores"], ndcg=row["ndcg"])[metric]
+                       for question in result["questions"] if question["answerable"]
+                       for row in (question["systems"][system],)} for system in ("A", "B")]
+            summary = result["summary"]
+            judged = summary["decisions"]["B"]["strict"]
+            found = [outcome for outcome in ("held", "broken") for finding in judged[outcome]
+                     if finding[0] == "significance"]
+            return (judged["significance"] == evaluate.paired_test(*values), found,
+                    summary["policy"]["baseline_alone"]["strict"]["significance"])
+        rows = [((four_questions(), "coverage"), (True, ["broken"], None)),  # p = 1/2
+                ((qrels_only(), "ndcg"), (True, ["held"], None))]  # up 0.14, p = 13/32
+        self.assertRows(decided, rows)
+
     def test_accepted_means_nothing_is_broken(self):
         judged = judgement(LOOSE, {"q": counts(generated=2), "r": ANSWERED})
         held = [("unsupported_budget", "answerable", "1 unsupported claim, budget 100"),
@@ -2017,6 +2087,7 @@ class Policy(TestCase):
         rows = [
             (("policy as a list", [LOOSE]), "policy: expected a dict, got [%s]" % loose),
             (("policy as a dict subclass", Dict(LOOSE)), "policy: expected a dict, got " + loose),
+            (("a key that is not a str", {1: 0}), "policy: expected keys that are str, got 1"),
             (("no rule", {}), "policy: expected at least one of the rules %s, got {}" % RULES),
             (("a plan and no rule", {"unresolved": "both"}), "policy: expected at least one of "
              "the rules %s, got {'unresolved': 'both'}" % RULES),
@@ -2063,6 +2134,8 @@ class Policy(TestCase):
              'policy["unsupported_budget"][\'answerable\']: ' + budget + "True"),
             (("budget below 0", {"unsupported_budget": {"answerable": 0, "unanswerable": -1}}),
              'policy["unsupported_budget"][\'unanswerable\']: ' + budget + "-1"),
+            (("budget above a billion", {"unsupported_budget": {"answerable": 10 ** 9 + 1}}),
+             'policy["unsupported_budget"][\'answerable\']: ' + budget + "1000000001"),
             (("budget as a float", {"unsupported_budget": {"answerable": 1.0}}),
              'policy["unsupported_budget"][\'answerable\']: ' + budget + "1.0"),
             (("a rate above 1", {"unsupported_rate": {"answerable": 2}}),
@@ -2103,6 +2176,7 @@ class Policy(TestCase):
                                                        "tolerance": 1}),
             ("budgets of 0", {"unsupported_budget": {"answerable": 0, "unanswerable": 0}}),
             ("a budget of one slice", {"unsupported_budget": {"answerable": 0}}),
+            ("a budget of a billion", {"unsupported_budget": {"unanswerable": 10 ** 9}}),
             ("rates of 0 and 1", {"unsupported_rate": {"answerable": 0, "unanswerable": 1.0}}),
             ("alpha of 0.5", {"significance": {"alpha": 0.5, "metric": "rr"}}),
             ("a tiny alpha on nDCG", {"significance": {"metric": "ndcg", "alpha": 5e-324}}),
@@ -2330,6 +2404,7 @@ class PairedTest(TestCase):
             # A mean beyond every float is an infinity.
             (({"a": -largest}, {"a": largest}, "mean"), (float("inf"),)),
             (({"a": largest}, {"a": -largest}, "mean"), (float("-inf"),)),
+            (({"a": 0}, {"a": largest}, "mean"), (largest,)),  # the largest float is no infinity
         ]
         self.assertRows(tested, rows)
         tested = evaluate.paired_test({"x": 0.0, "y": 0.0}, {"x": 0.5, "y": 1.0})
@@ -2349,6 +2424,7 @@ class PairedTest(TestCase):
                 ((1 / 3 + 65 * third,), Fraction(1 / 3 + 65 * third)),  # 65: taken as it is
                 ((0.5 + 64 * 2 ** -53,), Fraction(1, 2)),       # exactly 64 units: still 1/2
                 ((5e-324,), Fraction(0)),                       # 1 unit from 0/1, the least float
+                ((64 * 5e-324,), Fraction(0)),                  # 64 units from 0: still 0
                 ((65 * 5e-324,), Fraction(65 * 5e-324)),        # 65 units from 0: as it is
                 ((-(1 - 2 / 3),), Fraction(-1, 3)),             # below 0 as above it
                 # A large value has many such fractions within 64 units: the nearest is taken.
@@ -2377,6 +2453,15 @@ class PairedTest(TestCase):
                 ((2, 6), ("exact", None, True)),     # too many to list, but 6 steps count
                 ((2, 5), ("sampled", 12000, False))]  # neither fits: sampled
         self.assertRows(method, rows)
+
+    def test_at_most_36_moved_questions_are_listed_exactly_whatever_their_values(self):
+        # 18 pairs that cancel, each the mean of nine runs over denominators near a million:
+        # a common unit of over 2,200 bits. A 37th question moved, up by 1e300: sampled.
+        pairs = {"q%d" % index: tuple((-1) ** index / (999000 + 9 * (index // 2) + run)
+                                      for run in range(9)) for index in range(36)}
+        rows = [((pairs,), ("exact", 1)), ((dict(pairs, big=1e300),), ("sampled", 1))]
+        self.assertRows(lambda after: tuple(evaluate.paired_test(dict.fromkeys(after, 0), after)[
+            key] for key in ("method", "p")), rows)
 
     def test_counting_steps_weigh_more_for_each_thousand_questions_moved(self):
         def method(moved, steps):  # all moved up by 1 but one: limit 1, so 2 steps each
@@ -2550,6 +2635,7 @@ class RealJudgements(TestCase):
         nothing = {"retrieved": ("archive",), "claims": None}
         self.assertEqual((evaluate.ndcg(CORPUS, GRADED, nothing),
                           evaluate.ndcg(CORPUS, CASES["region"], nothing)), (0.0, None))
+        self.assertEqual(evaluate.ndcg(CORPUS, GRADED, run), 2 / (3 + 2 / math.log2(3)))  # k=2
 
     def test_ndcg_agrees_with_an_oracle_written_apart(self):
         rng, names = random.Random(29), sorted(SWEEP_CORPUS)
@@ -2581,7 +2667,9 @@ class RealJudgements(TestCase):
         self.assertEqual({finding[0] for outcome in ("broken", "held")
                           for finding in decided["strict"][outcome]}, {"critical"})
         self.assertIn("ndcg", result["summary"]["comparisons"][0]["paired_tests"])
-        self.assertIn("ndcg", result["summary"]["means"]["answerable"])
+        ndcgs = [question["systems"]["B"]["ndcg"] for question in result["questions"]]
+        self.assertEqual(result["summary"]["means"]["answerable"]["ndcg"]["B"],
+                         {"mean": math.fsum(ndcgs) / 6, "averaged": 6, "total": 6})
 
     def test_groups_take_one_sign_each_and_the_summary_counts_them(self):
         cases = {name: dict(case, group="one") if name in ("launch", "rollback") else case
@@ -2974,6 +3062,9 @@ class JsonReport(TestCase):
             "claims": [["aurora", "not a labelled source"]], "uncovered": ["aurora"],
             "disclosed": ["archive"]})
         self.assertEqual(report["review_queue"], [])
+        plain = evaluate.report(four_questions())  # neither asked for
+        self.assertEqual((plain["questions"][2]["systems"]["A"]["explain"], plain["summary"]),
+                         (None, None))
 
     def test_the_options_of_a_report_are_a_str_and_two_flags(self):
         rows = [(({"source": b"runs.json"},), "source: expected a str, got b'runs.json'"),
@@ -3102,6 +3193,9 @@ class DataFile(DataFileCase):
             (("a policy that names no such question",
               data_with(policy=dict(POLICY, critical=["launch", "ownr"]))),
              "policy[\"critical\"]: no question named 'ownr'"),
+            (("a test of nDCG on data with no grades", data_with(policy={"significance": {
+                "metric": "ndcg", "alpha": 0.05}})), "policy[\"significance\"][\"metric\"]: "
+             "expected a metric the data measures, got 'ndcg': no case has grades"),
             (("a policy of no rule", data_with(policy={"unresolved": "strict"})),
              "policy: expected at least one of the rules %s, got {'unresolved': 'strict'}"
              % RULES),
@@ -3113,6 +3207,8 @@ class DataFile(DataFileCase):
             (("another rubric", data_with(manifests={"A": {"rubric": "r1"},
                                                      "B": {"rubric": "r2"}})),
              manifest("rubric", "'r1'", "'r2'")),
+            (("manifests that are a list", data_with(manifests=[1])),
+             "manifests: expected an object with the keys ('A', 'B'), got (1,)"),
             (("a manifest that is a list", data_with(manifests={"A": {}, "B": []})),
              "manifests['B']: expected an object of strings, got ()"),
             (("a manifest field that is not a string", data_with(manifests=dict(

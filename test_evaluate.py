@@ -2607,7 +2607,8 @@ GRADED = {"relevant": ("rollback", "checklist", "owners"), "support": None,
 
 def qrels_only(questions=6):
     """Return a data set of graded relevance and retrieval runs alone: no answer anywhere."""
-    rng, names = random.Random(5), sorted(CORPUS)
+    # The original documents by name, so that questions a student adds change nothing here.
+    rng, names = random.Random(5), ["archive", "checklist", "launch", "owners", "rollback"]
     cases, runs = {}, {}
     for index in range(questions):
         relevant = tuple(rng.sample(names, rng.randint(1, 3)))

@@ -261,7 +261,7 @@ def gated(result):
 
 def main(arguments=None):
     """Score every recorded run; print the report the options ask for; return the exit status."""
-    import signal
+    import _signal as signal  # the C module under signal.py: the same calls, without enum
 
     def interrupted(signum, frame):  # the first Ctrl-C stops the run; any more are ignored
         signal.signal(signal.SIGINT, lambda *ignored: None)

@@ -78,9 +78,9 @@ def summary_lines(result):
     parts, decisions = summary["slices"], summary["decisions"] or {}
     lines = ["%s against %s: %s" % (candidate, systems[0], verdict(decided))
              for candidate, decided in decisions.items()]
-    lines.append("summary of %s: %d questions (%d answerable%s), k = %d, baseline %s, %s %s"
-                 % (result["source"], len(result["questions"]), len(parts["answerable"]),
-                    "" if summary["groups"] is None else ", %d groups" % summary["groups"],
+    groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
+    lines.append("summary of %s: %d questions%s (%d answerable), k = %d, baseline %s, %s %s"
+                 % (result["source"], len(result["questions"]), groups, len(parts["answerable"]),
                     result["k"], systems[0], "candidates" if len(systems) > 2 else "candidate",
                     ", ".join(systems[1:])))
     for compared in summary["comparisons"]:

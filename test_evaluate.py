@@ -2679,7 +2679,7 @@ class RealJudgements(TestCase):
         tested = summary["comparisons"][0]["paired_tests"]["coverage"]
         self.assertEqual((summary["groups"], tested["questions"], tested["groups"]), (3, 3, 2))
         self.assertEqual(summary["comparisons"][0]["p_floor"], Fraction(1, 2))  # 2 groups
-        self.assertIn("summary of fixtures.py: 4 questions (3 answerable, 3 groups), k = 2, "
+        self.assertIn("summary of fixtures.py: 4 questions in 3 groups (3 answerable), k = 2, "
                       "baseline A, candidate B",
                       text_of(four_questions(cases=cases), "--summary").splitlines())
 

@@ -4,7 +4,8 @@
     python demo.py --explain         and why each unsupported claim is unsupported
     python demo.py --summary         verdicts, changes, averages, paired tests, decisions
     python demo.py --json            the report of the other options, as JSON for programs
-    python demo.py --gate            exit with status 3 unless every candidate is accepted
+    python demo.py --gate            exit with status 3 unless every candidate is accepted,
+                                     saying why on standard error, a line per candidate
     python demo.py --data FILE.json  any of these for your own data (see the README)
 
 Options combine, in any order. Exit status: 0 printed; 1 a fault in the data; 2 an unknown
@@ -12,8 +13,7 @@ option; 3 see --gate; 74 output not written; 130 interrupted; 141 the reader sto
 """
 import sys
 
-from evaluate import EvaluationError, load_data, report
-from evaluate import _METRICS as METRICS, _cell as cell, _p_text as p_text  # as findings show them
+from evaluate import EvaluationError, cell, load_data, p_text, report
 from fixtures import CASES, CORPUS, POLICY, RUNS
 
 USAGE = "usage: python demo.py [--summary] [--explain] [--json] [--gate] [--data FILE.json]"
@@ -28,38 +28,10 @@ def fixture_data():
 
 
 def labels(k):
-    """Return the column label of each metric at cutoff k, nDCG last."""
-    return dict(zip(METRICS + ("ndcg",), ("P@%d" % k, "R@%d" % k, "RR@%d" % k, "support",
-                                          "coverage", "abstention", "nDCG@%d" % k)))
-
-
-def table_lines(result):
-    """Return the per-question table: a header, then a row per case and system."""
-    lines = ["case system | " + " ".join(list(labels(result["k"]).values())[:6])]
-    for question in result["questions"]:
-        for system, row in question["systems"].items():
-            lines.append("%s %s | %s" % (question["case"], system,
-                                         " ".join(map(cell, row["scores"].values()))))
-    return lines
-
-
-def explain_lines(result):
-    """Return a line per unsupported claim, uncovered claim and disclosure; the unreviewed."""
-    lines = ["", "each unsupported claim with the first rule it breaks, "
-                 "each expected claim left uncovered, and each restricted document disclosed"]
-    for question in result["questions"]:
-        for system, row in question["systems"].items():
-            where, found = "%s %s | " % (question["case"], system), row["explain"]
-            unsupported = [pair for pair in found["claims"] or () if pair[1]]
-            lines += [where + "claim %s unsupported: %s" % pair for pair in unsupported]
-            lines += [where + "expected claim %s not covered" % claim
-                      for claim in found["uncovered"] or ()]
-            lines += [where + "restricted document %s disclosed" % document
-                      for document in found["disclosed"]]
-    lines += ["", "claims nobody has labelled, rejected or disputed: the next round of reviewing"]
-    lines += ["%s | %s: claim %s citing %s" % (system, name, claim, ", ".join(cited) or "nothing")
-              for system, name, claim, cited in result["review_queue"]] or ["none"]
-    return lines
+    """Return the column label of each metric of the report at cutoff k, nDCG last."""
+    return {"precision": "P@%d" % k, "recall": "R@%d" % k, "rr": "RR@%d" % k,
+            "support": "support", "coverage": "coverage", "abstention_correct": "abstention",
+            "ndcg": "nDCG@%d" % k}
 
 
 def listed(names, width=100):
@@ -72,8 +44,49 @@ def listed(names, width=100):
     return ", ".join(shown)
 
 
+def each_run(result, part):
+    """Yield ('case system', part) of each run, part "scores" or "explain"; a question's
+    repeated runs are named 'case system#1', 'case system#2' ..."""
+    for question in result["questions"]:
+        for system, row in question["systems"].items():
+            where = "%s %s" % (question["case"], system)
+            if row["repeats"] == 1:
+                yield where, row[part]
+                continue
+            found = [run["scores"] for run in row["runs"]] if part == "scores" else row[part]
+            for index, value in enumerate(found, start=1):
+                yield "%s#%d" % (where, index), value
+
+
+def table_lines(result):
+    """Return the per-question table: a header, then a row per case, system and run."""
+    return ["case system | " + " ".join(list(labels(result["k"]).values())[:6])] + [
+        "%s | %s" % (where, " ".join(map(cell, scores.values())))
+        for where, scores in each_run(result, "scores")]
+
+
+def explain_lines(result):
+    """Return a line per unsupported claim, uncovered claim and disclosure, then the claims
+    nobody has reviewed and the labels no run uses."""
+    lines = ["", "each unsupported claim with the first rule it breaks, "
+                 "each expected claim left uncovered, and each restricted document disclosed"]
+    for where, found in each_run(result, "explain"):
+        lines += ["%s | claim %s unsupported: %s" % (where, claim, reason)
+                  for claim, reason in found["claims"] or () if reason]
+        lines += ["%s | expected claim %s not covered" % (where, claim)
+                  for claim in found["uncovered"] or ()]
+        lines += ["%s | restricted document %s disclosed" % (where, document)
+                  for document in found["disclosed"]]
+    lines += ["", "claims nobody has labelled, rejected or disputed: the next round of reviewing"]
+    lines += ["%s | %s: claim %s citing %s" % (system, name, claim, ", ".join(cited) or "nothing")
+              for system, name, claim, cited in result["review_queue"]] or ["none"]
+    lines += ["", "labels that no run uses, a typo perhaps (optional, disputed or rejected)"]
+    return lines + (["%s: claim %s" % pair for pair in result["orphan_labels"]] or ["none"])
+
+
 def summary_lines(result):
-    """Return the summary: verdicts, changes, averages, paired tests, disclosures, decisions."""
+    """Return the summary: verdicts, changes, averages, paired tests, then what reviewers
+    and the policy say."""
     summary, systems, label = result["summary"], result["systems"], labels(result["k"])
     parts, decisions = summary["slices"], summary["decisions"] or {}
     lines = ["%s against %s: %s" % (candidate, systems[0], verdict(decided))
@@ -85,11 +98,14 @@ def summary_lines(result):
                     ", ".join(systems[1:])))
     for compared in summary["comparisons"]:
         lines += manifest_lines(compared) + change_lines(compared, label)
-    for part in ("answerable", "unanswerable"):
-        lines += slice_lines(part, parts[part], summary["means"][part], label, systems)
+    for part, names in parts.items():  # answerable, unanswerable, then each tag
+        lines += slice_lines(part, names, summary["means"][part], label)
+        lines += ["verdicts of %s against %s | %s" % (compared["candidate"], systems[0], ", ".join(
+            "%d %s" % (n, verdict) for verdict, n in compared["slice_totals"][part].items()))
+            for compared in summary["comparisons"] if part in compared["slice_totals"]]
     if summary["lenient_means"] is not None:
         lines += slice_lines("answerable", parts["answerable"],
-                             summary["lenient_means"]["answerable"], label, systems,
+                             summary["lenient_means"]["answerable"], label,
                              ", lenient reading (disputed labels count as support)")
         lines.append("disputed labels: " + listed(["%s: %s <- %s" % (name, claim, ", ".join(
             sources)) for name, claim, sources in summary["disputed_labels"]]))
@@ -97,21 +113,13 @@ def summary_lines(result):
                   "it averaged; n/a never counts as 0."]
     for compared in summary["comparisons"]:
         lines += paired_lines(compared, summary["groups"], label)
-    lines += ["", "restricted documents disclosed (in the top k or cited); "
-                  "no score and no policy can excuse one"]
-    lines += ["%s | %s" % (system, listed(["%s: %s" % (name, ", ".join(documents))
-                                           for name, documents in found]) or "none")
-              for system, found in summary["disclosures"].items()]
-    lines += ["", "claims nobody has labelled, rejected or disputed (python demo.py --explain "
-                  "lists them for review)" + "".join(" | %s %d" % pair for pair in
-                                                    summary["unreviewed"].items())]
+    lines += review_lines(summary)
     if summary["policy"] is not None:
         lines += ["", "acceptance policy, from %s" % summary["policy"]["source"],
                   "(python demo.py --explain shows why each unsupported claim is unsupported)"]
         lines += decision_lines("%s alone" % systems[0], summary["policy"]["baseline_alone"])
-        for compared in summary["comparisons"]:
-            lines += decision_lines("%s against %s" % (compared["candidate"], systems[0]),
-                                    compared["decision"])
+        lines += [line for compared in summary["comparisons"] for line in decision_lines(
+            "%s against %s" % (compared["candidate"], systems[0]), compared["decision"])]
     return lines
 
 
@@ -144,8 +152,9 @@ def change_lines(compared, label):
     """Return each question whose verdict is not 'unchanged', with what moved, then totals."""
     lines = ["", "per-question change from %s to %s (a pair with n/a on either side is "
                  "shown, not judged)" % (compared["baseline"], compared["candidate"])]
-    shown = [item for item in compared["changes"] if item["verdict"] != "unchanged"]
-    for item in shown:  # the unchanged are counted in the totals; --json lists every question
+    for item in compared["changes"]:
+        if item["verdict"] == "unchanged":
+            continue  # counted in the totals; --json lists every question
         moves = [("%s %s -> %s" % (label[metric], cell(old), cell(new)), judged)
                  for metric, old, new, judged in item["moved"]]
         detail = ", ".join(text for text, judged in moves if judged) or "nothing judged moved"
@@ -155,19 +164,19 @@ def change_lines(compared, label):
     totals = compared["totals"]
     lines.append("totals: " + ", ".join("%d %s" % (n, name) for name, n in totals.items())
                  + (" (not listed)" if totals["unchanged"] else ""))
-    for name, strict, loose in compared["lenient_changes"] or ():
-        lines.append("%s: %s, but %s in the lenient reading" % (name, strict, loose))
-    return lines
+    return lines + ["%s: %s, but %s in the lenient reading" % change
+                    for change in compared["lenient_changes"] or ()]
 
 
-def slice_lines(part, names, means, label, systems, reading=""):
-    """Return a slice's macro mean of each ratio (and nDCG), then its pooled support."""
-    lines = ["", "%s slice%s: %s" % (part, reading, listed(names) or "no questions")]
-    for metric in label:
-        if metric in means:
-            lines.append(label[metric] + " macro mean" + "".join(
-                " | %s %s (%d of %d)" % (system, cell(m["mean"]), m["averaged"], m["total"])
-                for system, m in means[metric].items()))
+def slice_lines(part, names, means, label, reading=""):
+    """Return a slice's macro mean of each ratio (and nDCG), its pooled support and its
+    correct abstentions; an empty slice in one line."""
+    if not names:
+        return ["", "no %s questions" % part]
+    lines = ["", "%s slice%s: %s" % (part, reading, listed(names))]
+    lines += [label[metric] + " macro mean" + "".join(
+        " | %s %s (%d of %d)" % (system, cell(m["mean"]), m["averaged"], m["total"])
+        for system, m in means[metric].items()) for metric in label if metric in means]
     lines.append("support pooled" + "".join(
         " | %s %d/%d = %s" % (system, s["supported"], s["generated"], cell(s["ratio"]))
         for system, s in means["pooled_support"].items()))
@@ -190,13 +199,31 @@ def paired_lines(compared, groups, label):
         counts = "wins %(wins)d, ties %(ties)d, losses %(losses)d" % test
         lines.append("%s | mean %s (%d of %d) | %s | p = %s (%s), at least %s with %d moved" % (
             label[metric], mean, test["questions"], test["questions"] + test["left_out"], counts,
-            p_text(test["p"], test["method"] == "exact"), how, p_text(test["min_p"]),
+            p_text(test["p"], test["method"]), how, p_text(test["min_p"]),
             test["wins"] + test["losses"]))
     floor = compared["p_floor"]
     lines.append("with %d %s, p is at least %s even if all of them moved, so %s p < 0.05" % (
         compared["units"], "questions" if groups is None else "groups", p_text(floor),
         "no difference can reach" if floor >= 0.05 else "a difference can reach"))
     return lines
+
+
+def review_lines(summary):
+    """Return the disclosures, the unsupported claims by reason and what reviewers left."""
+    lines = ["", "restricted documents disclosed (in the top k or cited); "
+                 "no score and no policy can excuse one"]
+    lines += ["%s | %s" % (system, listed(["%s: %s" % (name, ", ".join(documents))
+                                           for name, documents in found]) or "none")
+              for system, found in summary["disclosures"].items()]
+    lines += ["", "unsupported claims by the first rule they break (python demo.py --explain "
+                  "lists each)"]
+    lines += ["%s | %s" % (system, ", ".join("%s %d" % pair for pair in reasons.items()) or "none")
+              for system, reasons in summary["unsupported_reasons"].items()]
+    return lines + ["", "claims nobody has labelled, rejected or disputed (python demo.py "
+                        "--explain lists them for review)" + "".join(
+                            " | %s %d" % pair for pair in summary["unreviewed"].items()),
+                    "labels that no run uses: %d; questions judged without expected claims: %d"
+                    % (summary["orphan_labels"], summary["judged_without_expected"])]
 
 
 def decision_lines(title, decided):
@@ -254,9 +281,13 @@ def rendered(result, options):
 
 
 def gated(result):
-    """Return NOT_ACCEPTED unless the policy accepts every candidate, else 0."""
-    decisions = result["summary"]["decisions"]
-    return 0 if decisions and all(d["accepted"] for d in decisions.values()) else NOT_ACCEPTED
+    """Return NOT_ACCEPTED unless the policy accepts every candidate, else 0, and a line
+    per candidate: accepted or not, with the first broken finding."""
+    systems, decisions = result["systems"], result["summary"]["decisions"] or {}
+    accepted = decisions and all(decided["accepted"] for decided in decisions.values())
+    return 0 if accepted else NOT_ACCEPTED, ["%s against %s: %s" % (
+        candidate, systems[0], verdict(decisions[candidate]) if decisions else
+        "not accepted, as the data has no policy") for candidate in systems[1:]]
 
 
 def main(arguments=None):
@@ -283,10 +314,11 @@ def main(arguments=None):
                             explain="--explain" in options, source=source)
         except EvaluationError as error:  # a fault in the data: say where, without a traceback
             return write("%s: %s\n" % (source, error), "stderr") or 1
-        gate = 0 if "--gate" not in options else gated(result)
+        gate, why = gated(result) if "--gate" in options else (0, [])
         if "--summary" not in options:
             result["summary"] = None  # computed for the gate alone
-        return write(rendered(result, options) + "\n") or gate
+        return (write(rendered(result, options)) or write("\n")  # the report is not copied
+                or write("".join(line + "\n" for line in why), "stderr") or gate)
     except KeyboardInterrupt:
         return write("demo.py: interrupted\n", "stderr") or 130
 
@@ -303,12 +335,13 @@ def write(text, stream="stdout"):
         else:  # in ASCII, whatever the terminal: a path may hold any character
             output.flush()
             raw = getattr(output.buffer, "raw", output.buffer)  # each write says what it took
-            data = memoryview(text.encode("ascii", "backslashreplace"))
-            while data:
-                taken = raw.write(data)
-                if taken is None:  # non-blocking and full for now: wait until it takes more
-                    select.select([], [raw], [])
-                data = data[taken or 0:]
+            for start in range(0, len(text), 2 ** 20):  # a megabyte at a time, not a copy of all
+                data = memoryview(text[start:start + 2 ** 20].encode("ascii", "backslashreplace"))
+                while data:
+                    taken = raw.write(data)
+                    if taken is None:  # non-blocking and full for now: wait until it takes more
+                        select.select([], [raw], [])
+                    data = data[taken or 0:]
     except OSError as error:  # closed, full or stopped: at most one line says so
         if stream == "stdout" and not isinstance(error, BrokenPipeError):
             write("demo.py: cannot write the report: %s\n" % (error.strerror or error), "stderr")

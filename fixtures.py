@@ -19,7 +19,8 @@ CORPUS = {
 # the documents that may be cited for it. "disputed", when given, holds labels
 # that reviewers did not agree on, and "rejected" the claims they found
 # unsupported by every note. "restricted" lists the documents that whoever
-# asks this question may not see.
+# asks this question may not see, and "tags" the kinds of question it is: each
+# tag is a slice of the summary.
 CASES = {
     # One relevant note, one expected claim. B also claims "bonus", that the
     # release itself ships on Monday: one reviewer read that in the launch note,
@@ -27,6 +28,7 @@ CASES = {
     # lenient reading counts it.
     "launch": {
         "question": "When does the Larkspur release window open?",
+        "tags":     ("lookup",),
         "relevant": ("launch",),
         "support":  {"monday": ("launch",)},
         "disputed": {"bonus": ("launch",)},
@@ -34,6 +36,7 @@ CASES = {
     # Two notes are needed: each rollback step has its own source.
     "rollback": {
         "question": "What are the two steps of a rollback?",
+        "tags":     ("multi-document",),
         "relevant": ("rollback", "checklist"),
         "support":  {"switch": ("rollback",), "smoke": ("checklist",)},
     },
@@ -41,6 +44,7 @@ CASES = {
     # on-call engineer who asks may not read it: showing it is a disclosure.
     "owner": {
         "question":   "Which team owns the checkout latency alert?",
+        "tags":       ("lookup", "permission"),
         "relevant":   ("owners",),
         "support":    {"aurora": ("owners",)},
         "restricted": ("archive",),
@@ -51,6 +55,7 @@ CASES = {
     # rejected claim, not a gap in the labels.
     "region": {
         "question": "In which region is the backup hosted?",
+        "tags":     ("lookup",),
         "relevant": (),
         "support":  {},
         "rejected": ("region",),

@@ -191,24 +191,26 @@ def process(command):
 def at_the_caps():
     """Return [(label, a function that returns the data or text)] of the largest and most
     hostile files the caps allow."""
-    values, rows, systems = evaluate._MAX_VALUES, evaluate._MAX_ROWS, evaluate._MAX_SYSTEMS
+    rows, systems, size = evaluate._MAX_ROWS, evaluate._MAX_SYSTEMS, evaluate._MAX_FILE_BYTES
     return [
         ("many questions: %d of 2 systems" % (rows // 2), lambda: many(rows // 2, 2)),
         ("many systems: %d questions of %d" % (rows // systems, systems),
          lambda: many(rows // systems, systems)),
-        ("many answerable questions, most of them moved: as many as the values allow",
-         lambda: filled(answered, values)),
-        ("fat runs: 100 retrieved, 100 claims of 5 citations", lambda: filled(fat, values)),
+        ("10 repeated runs a question: %d questions of 2 systems" % (rows // 20),
+         lambda: many(rows // 20, 2, repeats=10)),
+        ("many answerable questions, most of them moved: as many as the caps allow",
+         lambda: filled(answered, rows // 2, size)),
+        ("fat runs: 100 retrieved, 100 claims of 5 citations", lambda: filled(fat, rows // 2,
+                                                                              size)),
         ("many disputed labels: 50 agreed, 50 disputed per case",
-         lambda: filled(disputed, values)),
-        ('many questions, the rest of the values ignored {"a": "bc"}',
-         lambda: with_ignored(many(rows // 2, 2), values)),
-        ("an ignored key of {} up to the value cap", lambda: with_ignored(many(1, 2), values,
-                                                                          "{}")),
-        ("an ignored key of {} filling the byte cap", lambda: of_size(evaluate._MAX_FILE_BYTES)),
-        ("an ignored key of 33 million {}, 100,000,000 bytes", lambda: of_size(10 ** 8)),
+         lambda: filled(disputed, rows // 2, size)),
+        ('many questions, the rest of the bytes an ignored key of {"a": "bc"}',
+         lambda: with_ignored(many(rows // 2, 2), size)),
+        ("an ignored key of [] filling the byte cap", lambda: of_size(size, "[]")),
+        ("an ignored key of {} filling the byte cap", lambda: of_size(size, "{}")),
+        ("an ignored key of 33 million {}, 100,000,000 bytes", lambda: of_size(10 ** 8, "{}")),
         ("NaN after a string up to the byte cap", lambda: '{"k": 2, "x": "%s", "y": NaN}' % (
-            "a" * (evaluate._MAX_FILE_BYTES - 30))),
+            "a" * (size - 30))),
         ("NaN after a 99 MB string", lambda: '{"k": 2, "x": "%s", "y": NaN}' % (
             "a" * 99 * 10 ** 6)),
         ("a repeated key in a 1,000,000-document corpus", lambda: (
@@ -223,20 +225,25 @@ def at_the_caps():
     ]
 
 
-def many(questions, systems):
-    """Return the data of many small questions, of 0 to 3 relevant documents each."""
+def many(questions, systems, repeats=1):
+    """Return the data of many small questions, of 0 to 3 relevant documents each, with
+    `repeats` runs of each question by each system."""
     rng = random.Random(questions)
     corpus = {"d%d" % index: "t" for index in range(1000)}
     data = {"k": 5, "systems": ["s%d" % index for index in range(systems)], "corpus": corpus,
             "cases": {}, "runs": {}}
+
+    def run(relevant):
+        return {"retrieved": rng.sample(list(corpus), rng.choice((0, 1, 2, 3, 5))),
+                "claims": [["c%d" % claim, [rng.choice(relevant or ["d0"])]]
+                           for claim in range(rng.randint(0, 2))]}
     for index in range(questions):
         relevant = rng.sample(list(corpus), rng.randint(0, 3))
         data["cases"]["q%d" % index] = {"relevant": relevant, "support": {
             "c%d" % claim: [doc] for claim, doc in enumerate(relevant)}}
-        data["runs"]["q%d" % index] = {system: {
-            "retrieved": rng.sample(list(corpus), rng.choice((0, 1, 2, 3, 5))),
-            "claims": [["c%d" % claim, [rng.choice(relevant or ["d0"])]]
-                       for claim in range(rng.randint(0, 2))]} for system in data["systems"]}
+        data["runs"]["q%d" % index] = {
+            system: run(relevant) if repeats == 1 else [run(relevant) for _ in range(repeats)]
+            for system in data["systems"]}
     return data
 
 
@@ -269,42 +276,37 @@ def disputed(rng, corpus, systems):
     return fat(rng, corpus, systems, agreed=50)
 
 
-def filled(question, cap):
-    """Return data of as many questions made by question() as the value cap allows."""
+def filled(question, most, size):
+    """Return data of as many questions made by question() as fit in `size` bytes, and at
+    most `most` of them."""
     rng = random.Random(1)
     corpus = ["d%d" % index for index in range(1000)]
     data = {"k": 5, "systems": ["A", "B"], "corpus": dict.fromkeys(corpus, "t"),
             "cases": {}, "runs": {}}
     case, runs = question(rng, corpus, data["systems"])
-    each = marks({"q": case, "r": runs}) + 2
-    for index in range((cap - marks(data)) // each):
+    each = len(json.dumps({"q0": case, "q1": runs})) + 8
+    for index in range(min(most, (size - len(json.dumps(data)) - 1000) // each)):
         data["cases"]["q%d" % index], data["runs"]["q%d" % index] = question(
             rng, corpus, data["systems"])
     return data
 
 
-def with_ignored(data, cap, item='{"a": "bc"}'):
-    """Return data whose first case carries an ignored key of items, up to cap marks."""
+def with_ignored(data, size, item='{"a": "bc"}'):
+    """Return data whose first case carries an ignored key of items, up to `size` bytes."""
     text = json.dumps(data)
-    each = marks("[%s, %s]" % (item, item)) - marks("[%s]" % item)
-    count = (cap - marks(data) - 1) // each  # and one more for the [ of the list
+    count = (size - len(text) - 20) // (len(item) + 2)
     head, tail = text.split('"relevant"', 1)
     return head + '"note": [' + ", ".join([item] * count) + '], "relevant"' + tail
 
 
-def of_size(size):
+def of_size(size, item):
     """Return a file of exactly `size` bytes: one question whose case carries an ignored key
-    of empty objects."""
+    of items."""
     head, tail = json.dumps(many(1, 2)).split('"relevant"', 1)
-    head, tail = head + '"note": [', '{}], "relevant"' + tail
-    count = (size - len(head) - len(tail)) // 3
-    return head + "{}," * count + " " * (size - len(head) - len(tail) - 3 * count) + tail
-
-
-def marks(data):
-    """Return the marks ([, { and , outside strings) of data as a file."""
-    text = data if isinstance(data, str) else json.dumps(data)
-    return evaluate._values(text.encode("utf-8"))
+    head, tail = head + '"note": [', item + '], "relevant"' + tail
+    count = (size - len(head) - len(tail)) // (len(item) + 1)
+    return (head + (item + ",") * count + " " * (size - len(head) - len(tail)
+                                                 - (len(item) + 1) * count) + tail)
 
 
 def child(command):
@@ -339,13 +341,13 @@ def limits(folder):
 
 
 def write_limit(index, path):
-    """Write the file of at_the_caps()[index]; print its label, size and marks."""
+    """Write the file of at_the_caps()[index]; print its label and size."""
     label, make = at_the_caps()[index]
     data = make()
     text = data if isinstance(data, str) else json.dumps(data)
     with open(path, "w") as file:
         file.write(text)
-    print("%s (%.1f MB, %d marks):" % (label, len(text) / 10 ** 6, marks(text)), flush=True)
+    print("%s (%.1f MB):" % (label, len(text) / 10 ** 6), flush=True)
 
 
 def main(arguments):

@@ -42,12 +42,12 @@ DEFECTS = {
     "a source outside the top k still supports":
         ("visible = set(retrieved[:k])", "visible = set(retrieved)",
          "test_source_outside_the_cutoff_supports_nothing", None),
-    # The Exercises of the README.
+    # The defects of the README's exercise, "Break the scorer on purpose".
     "recall over k, not the relevant documents":
         ('counts["hits"] / counts["relevant"]', 'counts["hits"] / counts["k"]',
          "test_recall_divides_by_the_relevant_documents", None),
     "reciprocal rank off by one":
-        ("return 1 / first_hit", "return 1 / (first_hit + 1)",
+        ("(1 / first_hit if first_hit", "(1 / (first_hit + 1) if first_hit",
          "test_reciprocal_rank_is_one_over_the_first_relevant_rank", None),
     "coverage over the generated claims, not the expected ones":
         ('counts["covered"] / counts["expected"]', 'counts["covered"] / max(1, counts["generated"])',
@@ -59,7 +59,7 @@ DEFECTS = {
         ('counts["supported"] / counts["generated"]', 'counts["supported"] / max(1, counts["expected"])',
          "test_support_divides_by_the_generated_claims", None),
     "abstention inverted":
-        ("not counts[\"generated\"] if judged", "bool(counts[\"generated\"]) if judged",
+        ("not counts[\"generated\"] if expected", "bool(counts[\"generated\"]) if expected",
          "test_abstaining_is_correct_only_on_an_unanswerable_question", None),
     "ranks counted from 0":
         ("enumerate(retrieved[:k], start=1) if", "enumerate(retrieved[:k]) if",
@@ -67,7 +67,6 @@ DEFECTS = {
     "a hit counted one slot past k":
         ("enumerate(retrieved[:k], start=1) if", "enumerate(retrieved[:k + 1], start=1) if",
          "test_the_top_k_holds_k_documents_no_more_no_fewer", None),
-    # The student defects of the issue "Trust at the edges".
     "ranks that stop one short of k":
         ("enumerate(retrieved[:k], start=1) if", "enumerate(retrieved[:k - 1], start=1) if",
          "test_the_top_k_holds_k_documents_no_more_no_fewer", None),
@@ -80,16 +79,18 @@ DEFECTS = {
          'if judged else None,', "test_a_claim_citing_two_labelled_sources_is_one_supported_claim",
          None),
     "no hit gives the int 0":
-        ("        return 0.0  # nothing relevant", "        return 0  # nothing relevant",
+        ("if first_hit else 0.0)", "if first_hit else 0)",
          "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", None),
     "a case changed by setdefault":
         ('"disclosed": len(_disclosed(case.get("restricted", ())',
          '"disclosed": len(_disclosed(case.setdefault("restricted", ())',
          "test_scoring_never_changes_an_input", None),
-    "validation skipped":
-        ("    validate(corpus, case, run, k)\n    return _counted(corpus, case, run, k)",
-         "    return _counted(corpus, case, run, k)",
-         "test_the_faults_named_in_the_contract_are_rejected", None),
+    "counting without validation":
+        ("""    relevant, support, retrieved, claims = validate(corpus, case, run, k,
+                                                    corpus_checked=corpus_checked)
+    ranks""", """    relevant, support = case["relevant"], case["support"]
+    retrieved, claims = run["retrieved"], run["claims"]
+    ranks""", "test_counting_starts_with_validation", None),
     "reciprocal rank taken from the last hit, not the first":
         ('"first_hit": ranks[0] if ranks else None', '"first_hit": ranks[-1] if ranks else None',
          "test_the_first_hit_is_the_best_ranked_relevant_document", None),
@@ -102,19 +103,27 @@ DEFECTS = {
          "test_relevant_documents_are_counted_whether_retrieved_or_not", None),
     "a restricted document cited but not retrieved is not disclosed":
         ("exposed.update(citations)", "pass",
-         "test_citing_a_restricted_document_discloses_it", None),
+         "test_a_restricted_document_in_the_top_k_or_cited_is_disclosed", None),
+    "a judged claim counted only where claims are expected":
+        ("if case[\"support\"] is None and not any(key in case for key in _JUDGEMENTS):",
+         "if case[\"support\"] is None:",
+         "test_claims_judged_without_expected_ones_are_supported_and_cover_nothing", None),
+    "the lenient reading drops the optional claims":
+        ("        if optional or fields[\"support\"] is None:  # what judges an answer stays\n"
+         "            reading[\"optional\"] = optional\n", "",
+         "test_the_lenient_reading_adds_each_disputed_source_and_expects_no_new_claim", None),
     # Defects that raise: the traceback must end where they do.
     "support of an empty answer divides by 0":
         ('counts["supported"] / counts["generated"]\n        if judged and counts["generated"] else None',
          'counts["supported"] / counts["generated"]\n        if judged else None',
-         "test_an_empty_answer_has_no_support_ratio", "_scores"),
+         "test_an_answerable_question_with_nothing_back_scores_zero_not_na", "_scores"),
     "recall of an unanswerable question divides by 0":
         ('counts["hits"] / counts["relevant"] if answerable else None',
          'counts["hits"] / counts["relevant"]',
          "test_an_unanswerable_question_has_no_retrieval_values_and_no_coverage", "_scores"),
     "reciprocal rank with no hit divides by None":
-        ("    if first_hit is None:\n        return 0.0", "    if False:\n        return 0.0",
-         "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", "_reciprocal_rank"),
+        ("(1 / first_hit if first_hit else 0.0)", "(1 / first_hit)",
+         "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", "_scores"),
     "the no-label rule removed, so a claim nobody labelled raises":
         ('    if claim_id not in labels:\n        return "no label"',
          '    if False:\n        return "no label"',

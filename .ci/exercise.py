@@ -1,21 +1,24 @@
-"""Build the course exercise, walk it as a student would, and rewrite the scorer in other words.
+"""Build the course exercise, walk it as a student would, and rewrite the scorer twice.
 
-The exercise is evaluate.py with the body of each function in EXERCISE, the
-scoring of one question, replaced by `raise NotImplementedError`; their
-signatures and docstrings stay. A student runs `python -m unittest`, writes
-the function that the first failure's traceback names, and runs it again.
-This script checks, in a folder holding the four .py files:
+The exercise is evaluate.py with the body of each public function of the contract
+of one question (EXERCISE) replaced by `raise NotImplementedError`; their
+signatures and docstrings stay. A student runs `python -m unittest`, writes the
+function that the first failure's traceback names, and runs it again. This
+script checks, in a folder holding the four .py files:
 
-1. the exercise: `python -m unittest` prints one FAIL/ERROR block, a worked
-   check whose traceback ends in the first function of EXERCISE;
-2. each step (one more function written back, in the order the suite asks):
-   at most 80 lines, one block, a worked check later than the step before,
-   whose traceback ends in the next function of EXERCISE; the last step
-   passes the whole suite;
-3. (CPython 3.9+, for ast.unparse) every function above the end of the
-   contract of one question, rewritten with other local names and other
-   formatting, passes the whole suite, with the four files and with
-   README.md beside them: the suite grades behaviour, not this text.
+1. the exercise: `python -m unittest` prints one FAIL/ERROR block, a check of
+   GATES (the fixture's and the worked checks) whose traceback ends in the first
+   function of EXERCISE;
+2. each step (one more function written back, in the order of the contract): at
+   most 80 lines, one block, a check later than the step before, whose traceback
+   ends in the next function of EXERCISE; the last step passes the whole suite;
+3. (CPython 3.9+, for ast.unparse) the contract of one question rewritten in
+   other words: every private function and class between its START and END lines
+   renamed, every local name changed, every function reformatted. The whole suite
+   passes, with the four files and with README.md beside them, and demo.py prints
+   the same bytes (plain, --explain --summary, --json --summary --explain);
+4. the contract written from scratch by another hand (.ci/own_contract.py: the
+   public functions only, with helpers of its own): the same.
 
     python .ci/exercise.py               the checks, one line each, then "N passed, N failed"
     python .ci/exercise.py --write DIR   write the exercise's four .py files into DIR
@@ -30,14 +33,14 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from test_evaluate import WorkedChecks, in_order  # noqa: E402  (after the path is set)
+from test_evaluate import GATES  # noqa: E402  (after the path is set)
 
 HANDOUT = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py")
-EXERCISE = ("_hit_ranks", "_reciprocal_rank", "_scores", "_unsupported_because",
-            "_claim_reasons", "_disclosed", "_counted", "evaluate", "_explained")
-CONTRACT_END = "END OF THE CONTRACT OF ONE QUESTION"
+EXERCISE = ("validate", "lenient", "tally", "evaluate", "explain")
+START, END = "START OF THE CONTRACT OF ONE QUESTION", "END OF THE CONTRACT OF ONE QUESTION"
 MAX_LINES = 80
-WORKED_CHECKS = in_order(WorkedChecks)
+CHECKS = [name for group, name in GATES]
+DEMO_OPTIONS = ([], ["--explain", "--summary"], ["--json", "--summary", "--explain"])
 
 
 def functions(source):
@@ -59,11 +62,18 @@ def stubbed(source, names):
     return "\n".join(lines)
 
 
+def contract_lines(source):
+    """Return the line numbers (from 1) of the START and END comment lines."""
+    lines = source.split("\n")
+    return tuple(next(number for number, line in enumerate(lines, start=1)
+                      if line.startswith("#") and word in line) for word in (START, END))
+
+
 def run_suite(folder):
     """Start python -m unittest in folder; return the process (stdout holds its output)."""
     return subprocess.Popen([sys.executable, "-m", "unittest"], cwd=folder,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            universal_newlines=True)
+                            universal_newlines=True, env=dict(os.environ, EVERY_FAILURE="0"))
 
 
 def finished(process):
@@ -114,7 +124,7 @@ def walk(source, scratch):
     for step, process in enumerate(processes):
         status, output = finished(process)
         found, lines = blocks(output), output.splitlines()
-        label = "exercise, %s" % ("the stubbed scorer" if step == 0 else
+        label = "exercise, %s" % ("the stubbed contract" if step == 0 else
                                   "with %s() written" % EXERCISE[step - 1])
         if step == len(EXERCISE):
             yield label + ": the suite passes", None if status == 0 and not found else output[-800:]
@@ -126,12 +136,12 @@ def walk(source, scratch):
         if len(found) != 1:
             problems.append("%d FAIL/ERROR blocks, not 1" % len(found))
         name, block = found[0] if found else (None, [])
-        if name not in WORKED_CHECKS:
+        if name not in CHECKS:
             problems.append("the first block, %s, is no worked check" % name)
-        elif WORKED_CHECKS.index(name) <= previous:
+        elif CHECKS.index(name) <= previous:
             problems.append("%s is not a later rule than the step before" % name)
         else:
-            previous = WORKED_CHECKS.index(name)
+            previous = CHECKS.index(name)
         raised = function_raised(block)
         if raised != expected:
             problems.append("the traceback ends in %s, not %s" % (raised, expected))
@@ -153,36 +163,62 @@ class Renamer(ast.NodeTransformer):
 
 
 def rewritten(source):
-    """Return source with each function above the end of the contract of one question
-    rewritten by ast.unparse, with other local names: no comment, other formatting."""
-    end = next(number for number, line in enumerate(source.split("\n"), start=1)
-               if line.startswith("# " + CONTRACT_END))
+    """Return source with the contract of one question in other words: each function
+    between the START and END lines rewritten by ast.unparse (no comment, other
+    formatting) with other local names, and each private function and class renamed."""
+    start, end = contract_lines(source)
     lines = source.split("\n")
-    nodes = [node for node in functions(source).values() if node.lineno < end]
-    for node in sorted(nodes, key=lambda node: -node.lineno):  # bottom up
-        new = ast.fix_missing_locations(Renamer(node).visit(node))
-        lines[node.lineno - 1:node.end_lineno] = ast.unparse(new).split("\n")
-    return "\n".join(lines)
+    tree = ast.parse("\n".join(lines[start:end - 1]))  # the lines between the two
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            Renamer(node).visit(node)
+    region = ast.unparse(ast.fix_missing_locations(tree))
+    private = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+               and node.name.startswith("_")]
+    for index, name in enumerate(private):
+        region = re.sub(r"\b%s\b" % re.escape(name), "_own_helper_%d" % index, region)
+    return "\n".join(lines[:start] + region.split("\n") + lines[end - 1:])
+
+
+def own_contract(source):
+    """Return source with everything between the START and END lines replaced by the
+    contract that .ci/own_contract.py writes from scratch."""
+    start, end = contract_lines(source)
+    lines = source.split("\n")
+    with open(os.path.join(ROOT, ".ci", "own_contract.py"), encoding="utf-8") as file:
+        own = file.read().rstrip("\n").split("\n")
+    return "\n".join(lines[:start] + own + lines[end - 1:])
+
+
+def demo_outputs(folder):
+    """Return (status, stdout) of demo.py with each of DEMO_OPTIONS, run in folder."""
+    return [subprocess.run([sys.executable, "demo.py"] + options, cwd=folder,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE).stdout
+            for options in DEMO_OPTIONS]
 
 
 def rewrite_checks(source, scratch):
-    """Yield (label, problem or None): the rewritten scorer passes, without and with README.md."""
-    if sys.version_info < (3, 9):
-        return  # ast.unparse is new in 3.9
-    new = rewritten(source)
-    if new == source:
-        yield "rewrite: the scorer was rewritten", "nothing changed"
+    """Yield (label, problem or None): each rewrite passes the suite, without and with
+    README.md, and demo.py prints what it prints with the contract as written."""
+    versions = [("own contract", own_contract(source))]
+    if sys.version_info >= (3, 9):  # ast.unparse is new in 3.9
+        versions.insert(0, ("rewrite in other words", rewritten(source)))
     processes = []
-    for readme in (False, True):
-        folder = os.path.join(scratch, "rewrite-%s" % readme)
-        os.mkdir(folder)
-        copy_handout(folder, new, readme)
-        processes.append((readme, run_suite(folder)))
-    for readme, process in processes:
+    for what, new in versions:
+        if new == source:
+            yield what + ": the contract was rewritten", "nothing changed"
+        for readme in (False, True):
+            folder = os.path.join(scratch, "%s-%s" % (what.replace(" ", "-"), readme))
+            os.mkdir(folder)
+            copy_handout(folder, new, readme)
+            processes.append((what, readme, folder, run_suite(folder)))
+    for what, readme, folder, process in processes:
         status, output = finished(process)
-        label = "rewrite in other words passes the suite, %s" % (
-            "with README.md" if readme else "four files")
-        yield label, None if status == 0 else output[-1500:]
+        yield "%s passes the suite, %s" % (what, "with README.md" if readme else "four files"), \
+            None if status == 0 else output[-1500:]
+        if readme:
+            same = demo_outputs(folder) == demo_outputs(ROOT)
+            yield "%s prints what demo.py prints" % what, None if same else "other output"
 
 
 def main(arguments):

@@ -97,11 +97,11 @@ def summary_lines(result):
                     result["k"], systems[0], "candidates" if len(systems) > 2 else "candidate",
                     ", ".join(systems[1:])))
     for compared in summary["comparisons"]:
-        lines += manifest_lines(compared) + change_lines(compared, label)
+        lines += change_lines(compared, label)
     for part, names in parts.items():  # answerable, unanswerable, then each tag
         lines += slice_lines(part, names, summary["means"][part], label)
         lines += ["verdicts of %s against %s | %s" % (compared["candidate"], systems[0], ", ".join(
-            "%d %s" % (n, verdict) for verdict, n in compared["slice_totals"][part].items()))
+            "%d %s" % (n, kind) for kind, n in compared["slice_totals"][part].items()))
             for compared in summary["comparisons"] if part in compared["slice_totals"]]
     if summary["lenient_means"] is not None:
         lines += slice_lines("answerable", parts["answerable"],
@@ -132,26 +132,22 @@ def verdict(decided):
         broken[0][:3] + (", and %d more broken" % (len(broken) - 1) if broken[1:] else "",))
 
 
-def manifest_lines(compared):
-    """Return what changed between the two runs' manifests, if the data gives them."""
-    changed = compared["manifest_changes"]
-    if changed is None:
-        return []
-    lines = ["", "run manifests: what changed from %s to %s (corpus, questions, permissions "
-                 "and rubric are held constant)" % (compared["baseline"], compared["candidate"])]
-    lines += ["%s: %s -> %s" % (field, "(none)" if old is None else ascii(old),
-                                "(none)" if new is None else ascii(new))
-              for field, old, new in changed] or ["nothing changed"]
-    if len(changed) > 1:
-        lines.append("%d things changed at once: which of them made the difference is "
-                     "unknown; change one at a time" % len(changed))
-    return lines
-
-
 def change_lines(compared, label):
-    """Return each question whose verdict is not 'unchanged', with what moved, then totals."""
-    lines = ["", "per-question change from %s to %s (a pair with n/a on either side is "
-                 "shown, not judged)" % (compared["baseline"], compared["candidate"])]
+    """Return what changed between the runs' manifests, if the data gives them, then each
+    question whose verdict is not 'unchanged', with what moved, then the totals."""
+    changed, lines = compared["manifest_changes"], []
+    if changed is not None:
+        lines += ["", "run manifests: what changed from %s to %s (corpus, questions, "
+                      "permissions and rubric are held constant)" % (compared["baseline"],
+                                                                     compared["candidate"])]
+        lines += ["%s: %s -> %s" % (field, "(none)" if old is None else ascii(old),
+                                    "(none)" if new is None else ascii(new))
+                  for field, old, new in changed] or ["nothing changed"]
+        if len(changed) > 1:
+            lines.append("%d things changed at once: which of them made the difference is "
+                         "unknown; change one at a time" % len(changed))
+    lines += ["", "per-question change from %s to %s (a pair with n/a on either side is "
+                  "shown, not judged)" % (compared["baseline"], compared["candidate"])]
     for item in compared["changes"]:
         if item["verdict"] == "unchanged":
             continue  # counted in the totals; --json lists every question

@@ -718,11 +718,10 @@ _SEED = 20261202                    # the same draws on every run and every CPyt
 def paired_test(before, after, *, groups=None):
     """Compare two systems question by question with a paired sign-flip test.
 
-    before and after map the same question names to a value, None (n/a), or a tuple of
-    up to 100 values of repeated runs, averaged within the question, the unit. groups,
-    if given, maps each question to its group (the turns of a conversation), or to None
-    for a group of its own: the unit is then the group, its difference the mean of its
-    questions'. A question with n/a on either side is left out and counted.
+    before and after map the same question names to a value, None (n/a: left out), or a
+    tuple of up to 100 values of repeated runs, averaged within the question, the unit.
+    groups, if given, maps each question to its group (the turns of a conversation), or
+    to None: the unit is then the group, its difference the mean of its questions'.
 
         questions, left_out, groups   questions compared and left out; units compared
         mean                          mean of the units' differences (after - before)
@@ -761,7 +760,6 @@ def paired_test(before, after, *, groups=None):
     values = [{name: _question_value(value, side, name, read) for name, value in by_name.items()}
               for side, by_name in (("before", before), ("after", after))]
     return _paired(values[0], values[1], groups)
-
 
 
 def _question_value(value, side, name, read):
@@ -1307,7 +1305,7 @@ def _check_budgets(value, field, answerable, rates=False):
                        _SLICES, value)
     for part, allowed in value.items():
         if rates:
-            _check_number(allowed, "%s['%s']" % (field, part), 0, 1)
+            _check_number(allowed, "%s['%s']" % (field, part))
         elif type(allowed) is not int or not 0 <= allowed <= 10 ** 9:
             raise _invalid("%s['%s']" % (field, part), "expected an int from 0 to "
                            "1000000000, got %s", allowed)
@@ -1328,12 +1326,7 @@ def _check_significance(value, field, answerable):
     if type(value["metric"]) is not str or value["metric"] not in _COMPARED + ("ndcg",):
         raise _invalid(field + '["metric"]', "expected one of %s, got %s",
                        _COMPARED + ("ndcg",), value["metric"])
-    _check_number(value["alpha"], field + '["alpha"]', 0, 0.5, above_low=True)
-
-
-def _check_fraction(value, field, answerable):
-    """Check a number from 0 to 1."""
-    _check_number(value, field, 0, 1)
+    _check_number(value["alpha"], field + '["alpha"]', high=0.5, above_low=True)
 
 
 def _check_plan(value, field, answerable):
@@ -1342,7 +1335,7 @@ def _check_plan(value, field, answerable):
         raise _invalid(field, "expected one of %s, got %s", _PLANS, value)
 
 
-def _check_number(value, field, low, high, above_low=False):
+def _check_number(value, field, answerable=None, low=0, high=1, above_low=False):
     """Check that value is an int or a float from low (or above it) to high."""
     # NaN fails every comparison, and True is not a number here.
     within = type(value) in (int, float) and (low < value if above_low else low <= value)
@@ -1353,13 +1346,13 @@ def _check_number(value, field, low, high, above_low=False):
 
 _RULES = {  # rule: (its checker, its findings), in the order findings are listed
     "critical":           (_check_questions, _critical_findings),
-    "min_coverage":       (_check_fraction, _coverage_findings),
+    "min_coverage":       (_check_number, _coverage_findings),
     "unsupported_budget": (_check_budgets, _budget_findings),
     "unsupported_rate":   (_check_rates, _budget_findings),
     "must_abstain":       (_check_unanswerable, _abstention_findings),
     "significance":       (_check_significance, _significance_findings),
 }
-_SETTINGS = {"tolerance": _check_fraction, "unresolved": _check_plan}  # they judge nothing
+_SETTINGS = {"tolerance": _check_number, "unresolved": _check_plan}  # they judge nothing
 
 
 def _check_policy(policy, answerable, graded=True):

@@ -1259,7 +1259,7 @@ def _significance_findings(rule, policy, candidate, baseline, test):
                   level / 2))
     if test["method"] == "sampled" and abs(test["p"] - level) <= 2 * test["standard_error"]:
         detail += ": too close to call with %d samples" % test["samples"]
-    if not test["reached"]:
+    if not test["reached"] and _p_holds(test, level):  # it would hold, but Holm stopped first
         detail += ": not reached, as an earlier p in Holm's order did not hold"
     held = test["reached"] and _p_holds(test, level) and test["mean"] is not None and (
         test["mean"] > 0)
@@ -1687,7 +1687,8 @@ def _read(path):
         reason = getattr(error, "strerror", None) or error
         raise EvaluationError("cannot be read: %s" % reason) from None
     if not stat.S_ISREG(status.st_mode):
-        raise EvaluationError("is not a regular file (a FIFO, a socket or a device)")
+        raise EvaluationError("is not a regular file (a directory, a FIFO, a socket or a "
+                              "device)")
     if max(status.st_size, len(raw)) > _MAX_FILE_BYTES:
         raise EvaluationError("holds more than %d bytes, the most a data file may hold"
                               % _MAX_FILE_BYTES)

@@ -4,13 +4,12 @@ Run from the project folder:  python -m unittest   (or: python test_evaluate.py)
 
 The suite calls the public functions of evaluate.py alone, so a scorer of one question
 written in other words, with helpers of other names, passes it as long as it keeps the
-rules. It runs in the order written; read the first failure. FixtureIsValid checks that
-fixtures.py is valid input. WorkedChecks holds one check per rule of the contract of one
-question, in the order of the contract: validate(), lenient(), tally(), evaluate(),
-explain(). The first that fails names the next rule, and the function that holds it.
-While one of these fails, every test after it steps aside (skipped; one line on standard
-error says why). Then come every other test and the README's examples. A table of inputs
-fails once, with its first wrong row and the number of wrong rows.
+rules. It runs in the order written; read the first failure. After FixtureIsValid,
+WorkedChecks holds one check per rule of the contract of one question, in the order of the
+contract: validate(), lenient(), tally(), evaluate(), explain(). The first that fails names
+the next rule, and the function that holds it. While one of these fails, every test after
+it steps aside (skipped; one line on standard error says why). Then come every other test
+and the README's examples.
 
 Adding a question to fixtures.py takes one kind of edit here: its rows in EXPECTED_SCORES and
 EXPECTED_EXPLANATIONS, worked out by hand. Until then those two tests fail and name the rows
@@ -43,8 +42,8 @@ README = os.path.join(HERE, "README.md")
 
 
 def load_tests(loader, tests, pattern):
-    """Run the tests in the order written, then the README's examples: one skipped test
-    when README.md is missing, as in a course handout of the four .py files."""
+    """Run the tests in the order written, then the README's examples (one skipped test
+    when README.md is missing, as in a course handout of the four .py files)."""
     groups = [value for value in globals().values() if isinstance(value, type)
               and issubclass(value, unittest.TestCase) and in_order(value)]
     suite = unittest.TestSuite(group(name) for group in groups for name in in_order(group))
@@ -72,8 +71,7 @@ def in_order(group):
 
 
 def first_failure():
-    """Return (group, name) of the first fixture or worked check that fails, or None:
-    found once, quietly, in the order of GATES."""
+    """Return (group, name) of the first of GATES that fails, or None: found once, quietly."""
     if "found" not in WAITING_FOR:
         WAITING_FOR.update(found=None, quiet=True)
         try:
@@ -89,8 +87,7 @@ def first_failure():
 
 
 def step_aside(test=None):
-    """Skip `test` while a fixture or worked check before it fails: that failure is the one
-    to read. A check before the one that fails runs as usual."""
+    """Skip `test` while a fixture or worked check before it fails: that failure is to be read."""
     if WAITING_FOR.get("quiet") or EVERY_FAILURE:
         return  # first_failure() is finding out, or every failure is asked for
     found = first_failure()
@@ -122,22 +119,19 @@ def cut(text, limit=300):
 
 
 def shown(value):
-    """Return a value as the README promises a message shows it: ascii(), cut to 80
-    characters ending in '...'."""
+    """Return a value as the README promises a message shows it: ascii(), cut to 80."""
     return cut(ascii(value), 80)
 
 
 class TestCase(unittest.TestCase):
-    """Checks that fail once however many rows are wrong; each test steps aside while a
-    fixture check or a worked check before it fails."""
+    """Checks that fail once however many rows are wrong; each test may step aside."""
 
     def setUp(self):
         restore_fixture()  # as written, whatever a scorer under test changed in it
         step_aside(self)
 
     def assertRows(self, function, rows):
-        """Check function(*inputs) == expected for each (inputs, expected) row; a failure
-        shows the first wrong row and how many rows are wrong, short enough to read."""
+        """Check function(*inputs) == expected for each row: fail once, with the first wrong."""
         rows = list(rows)
         wrong = []
         for inputs, expected in rows:
@@ -190,8 +184,7 @@ class TestCase(unittest.TestCase):
 
 
 def kinds_differ(expected, got):
-    """Return a note when expected and got hold the same values in other kinds of container
-    (a list where the contract promises a tuple, say), else ''."""
+    """Return a note when expected and got differ only as tuples and lists do, else ''."""
     def plain(value):
         if type(value) in (list, tuple):
             return tuple(map(plain, value))
@@ -227,7 +220,6 @@ def run_input(**fields):
 
 
 def message_of(function, arguments):
-    """Return the message of the EvaluationError function(**arguments) raises, or None."""
     try:
         function(**arguments)
     except EvaluationError as error:
@@ -236,9 +228,8 @@ def message_of(function, arguments):
 
 
 def fault_of(function, arguments, field, *values):
-    """Return what the README promises of a fault, or what breaks the promise: 'ok' when
-    function(**arguments) raises EvaluationError whose message starts with `field: ` and
-    shows each value as shown() does."""
+    """Return 'ok' when function(**arguments) raises EvaluationError whose message starts
+    with `field: ` and shows each value as shown() does, as the README promises; else why not."""
     message = message_of(function, arguments)
     if message is None:
         return "accepted, with no EvaluationError"
@@ -246,11 +237,6 @@ def fault_of(function, arguments, field, *values):
         return "names another field: " + message
     missing = [shown(value) for value in values if shown(value) not in message]
     return "does not show %s: %s" % (missing[0], message) if missing else "ok"
-
-
-def claims_of(explained):
-    """Return the (claim, reason) pairs explain() gives, or None."""
-    return explained["claims"]
 
 
 # Subclasses, which the contract does not accept as a dict, a tuple or a str.
@@ -276,7 +262,6 @@ IDS_100 = tuple("d%d" % i for i in range(100))
 IDS_101 = tuple("d%d" % i for i in range(101))
 CORPUS_100 = {doc_id: "A note." for doc_id in IDS_100}
 ID_32 = "a" * 32
-ID_33 = "a" * 33
 NAME_RULE = " (names are 1 to 64 printable ASCII characters, no spaces)"
 
 
@@ -312,7 +297,6 @@ ROLLBACK_A = dict(LAUNCH_A, relevant=2, expected=2)      # one note back for two
 OWNER_A = dict(LAUNCH_A, first_hit=2, supported=0, covered=0, disclosed=1)  # archive cited
 REGION_A = dict(LAUNCH_A, relevant=0, hits=0, first_hit=None,  # unanswerable, answered
                 supported=0, expected=0, covered=0)
-REGION_B = dict(REGION_A, generated=0)                   # unanswerable, abstained
 NOTHING = {"retrieved": (), "claims": ()}                # a run that finds and says nothing
 # Claims judged (monday supported, bonus not), and no list of the claims expected.
 JUDGED = {"relevant": ("launch",), "support": None, "optional": {"monday": ("launch",)},
@@ -331,8 +315,7 @@ def owner_answer(*citations, retrieved=("owners", "archive"), k=2):
 
 
 class WorkedChecks(TestCase):
-    """One check per rule of the contract, in its order, run in the order written: the
-    first that fails names the next rule, and the public function that holds it."""
+    """One check per rule of the contract, in its order: the first that fails names the next."""
 
     # Validation: validate() checks every input rule before anything is counted.
 
@@ -673,16 +656,8 @@ def fixture_pairs():
     return [(name, system) for name in CASES for system in RUNS[name]]
 
 
-def fixture_tallies(system, names=None):
-    """Return one system's tally of each fixture question, or of the named ones, by name."""
-    tallies = evaluate.tally_system(CORPUS, CASES, RUNS, system)
-    return tallies if names is None else {name: tallies[name] for name in names}
-
-
-def fixture_scores(system, names=None):
-    """Return one system's scores of each fixture question, or of the named ones, by name."""
-    return {name: evaluate.evaluate(CORPUS, CASES[name], RUNS[name][system])
-            for name in (CASES if names is None else names)}
+def fixture_scores(system):
+    return {name: evaluate.evaluate(CORPUS, CASES[name], RUNS[name][system]) for name in CASES}
 
 
 # (case, system): precision, recall, rr, support, coverage, abstention_correct
@@ -770,14 +745,17 @@ def demo_output(*arguments, runs=RUNS):
     return status, out.getvalue(), err.getvalue()
 
 
-def demo_process(*arguments, before=""):
-    """Return the process of `python demo.py arguments`, run from another folder, after
-    some Python code `before` (to close standard output, say)."""
-    code = ("%s\nimport runpy, sys\nsys.argv = %r\nsys.path.insert(0, %r)\n"
+def demo_process(*arguments):
+    """Return the process of `python demo.py arguments`, run from another folder."""
+    code = ("import runpy, sys\nsys.argv = %r\nsys.path.insert(0, %r)\n"
             "runpy.run_path(%r, run_name='__main__')" % (
-                before, ["demo.py"] + list(arguments), HERE, os.path.join(HERE, "demo.py")))
+                ["demo.py"] + list(arguments), HERE, os.path.join(HERE, "demo.py")))
     return subprocess.Popen([sys.executable, "-S", "-c", code], cwd=os.path.dirname(HERE),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+# --- The fixture: row tables worked out by hand ---------------------------------------
+
 class Fixture(TestCase):
     """fixtures.py scores as written down in the row tables, and scoring leaves it unchanged."""
 
@@ -809,50 +787,26 @@ class Fixture(TestCase):
 
     def test_scoring_leaves_the_fixture_unchanged(self):
         before = copy.deepcopy((CORPUS, CASES, RUNS, POLICY))
-        evaluate.report(demo.fixture_data(), summary=True, explain=True)
-        for system in ("A", "B"):
-            for name in CASES:
-                evaluate.explain(CORPUS, CASES[name], RUNS[name][system], k=1)
+        evaluate.report(demo.fixture_data(), summary=True, explain=True)  # explains every run
         self.assertEqual((CORPUS, CASES, RUNS, POLICY), before)
 
 
 class Metrics(TestCase):
     """Definitions of the metrics beyond the worked checks."""
 
-    def test_reciprocal_rank_follows_the_first_relevant_rank(self):
-        def rr(retrieved, k):
+    def test_rr_follows_the_first_relevant_rank_and_precision_keeps_k_slots_at_every_cutoff(self):
+        def retrieval(case, retrieved, k):  # precision, recall and rr
             run = {"retrieved": retrieved, "claims": ()}
-            return evaluate.evaluate(CORPUS, CASES["owner"], run, k=k)["rr"]
+            return tuple(evaluate.evaluate(CORPUS, case, run, k=k).values())[:3]
+        owner = CASES["owner"]
         rows = [
-            ((("owners",), 1), 1.0),
-            ((("archive", "owners"), 2), 0.5),
-            ((("archive", "launch", "owners"), 3), 1 / 3),
-            ((("archive", "launch", "rollback", "owners"), 4), 0.25),
-            ((("archive", "launch", "owners"), 2), 0.0),   # beyond the cutoff
-        ]
-        self.assertRows(rr, rows)
-
-    def test_precision_keeps_k_slots_at_every_cutoff(self):
-        def precision_and_recall(k):
-            run = {"retrieved": ("rollback",), "claims": ()}
-            result = evaluate.evaluate(CORPUS, CASE, run, k=k)
-            return result["precision"], result["recall"]
-        rows = [((1,), (1.0, 0.5)), ((2,), (0.5, 0.5)), ((4,), (0.25, 0.5)), ((100,), (0.01, 0.5))]
-        self.assertRows(precision_and_recall, rows)
-
-    def test_only_a_retrieved_source_labelled_for_the_claim_supports_it(self):
-        def answer_values(case, retrieved, claims):
-            result = evaluate.evaluate(CORPUS, case, {"retrieved": retrieved, "claims": claims})
-            return result["support"], result["coverage"], result["abstention_correct"]
-        two = RUN["retrieved"]
-        rows = [
-            ((CASE, ("rollback",), (("smoke", ("checklist",)),)), (0.0, 0.0, None)),  # unretrieved
-            ((CASE, two, (("switch", ("checklist",)), ("smoke", ("checklist",)))),
-             (0.5, 0.5, None)),                                # smoke's source backs not switch
-            ((CASES["region"], ("archive",), (("region", ("archive",)), ("x", ()))),
-             (0.0, None, False)),                              # no claim of it is ever supported
-        ]
-        self.assertRows(answer_values, rows)
+            ((owner, ("owners",), 1), (1.0, 1.0, 1.0)),
+            ((owner, ("archive", "owners"), 2), (0.5, 1.0, 0.5)),
+            ((owner, ("archive", "launch", "owners"), 3), (1 / 3, 1.0, 1 / 3)),
+            ((owner, ("archive", "launch", "rollback", "owners"), 4), (0.25, 1.0, 0.25)),
+            ((owner, ("archive", "launch", "owners"), 2), (0.0, 0.0, 0.0)),  # beyond the cutoff
+        ] + [((CASE, ("rollback",), k), (1 / k, 0.5, 1.0)) for k in (1, 2, 4, 100)]
+        self.assertRows(retrieval, rows)
 
     def test_each_ratio_divides_two_counts_of_the_tally(self):
         corpus = {"d%d" % index: "A note." for index in range(10)}
@@ -871,27 +825,6 @@ class Metrics(TestCase):
 
 class Disclosure(TestCase):
     """A restricted document in the top k or cited is disclosed: a fact beside the scores."""
-
-    def disclosed(self, retrieved, claims, k=2, restricted=("archive", "launch")):
-        """Return explain()'s disclosures on the rollback case, and how many tally() counts."""
-        case = case_with(restricted=restricted)
-        run = {"retrieved": retrieved, "claims": claims}
-        return (evaluate.explain(CORPUS, case, run, k=k)["disclosed"],
-                evaluate.tally(CORPUS, case, run, k=k)["disclosed"])
-
-    def test_a_restricted_document_is_disclosed_in_the_top_k_or_when_cited(self):
-        rows = [
-            ((("rollback", "archive"), ()), ("archive",)),              # shown to the answer stage
-            ((("rollback", "checklist", "archive"), ()), ()),           # beyond the top 2
-            ((("rollback", "checklist", "archive"), (), 3), ("archive",)),
-            ((("rollback",), (("switch", ("archive",)),)), ("archive",)),  # cited, not retrieved
-            ((("rollback",), (("x", ("rollback", "launch")),)), ("launch",)),
-            (((), ()), ()),
-            ((("launch", "archive"), ()), ("archive", "launch")),       # in the order of restricted
-            ((("launch", "archive"), (), 2, ()), ()),                   # nothing restricted
-        ]
-        # (the documents explain() names, the count tally() gives): always as many
-        self.assertRows(self.disclosed, [(inputs, (found, len(found))) for inputs, found in rows])
 
     def test_a_disclosure_never_changes_the_six_values(self):
         def unrestricted(name):
@@ -930,15 +863,16 @@ class Disclosure(TestCase):
             case = {"relevant": relevant, "support": support, "restricted": restricted}
             return case, {"retrieved": retrieved, "claims": claims}, rng.randint(1, 4)
 
-        def found(case, run, k):  # tally() counts what explain() names: see above
-            return evaluate.explain(SWEEP_CORPUS, case, run, k=k)["disclosed"]
+        def found(case, run, k):  # the documents explain() names, and the count tally() gives
+            return (evaluate.explain(SWEEP_CORPUS, case, run, k=k)["disclosed"],
+                    evaluate.tally(SWEEP_CORPUS, case, run, k=k)["disclosed"])
         rows = []
         for trial in range(1000):
             case, run, k = random_inputs()
-            rows.append(((case, run, k), oracle_disclosed(case["restricted"], run["retrieved"],
-                                                          run["claims"], k)))
+            disclosed = oracle_disclosed(case["restricted"], run["retrieved"], run["claims"], k)
+            rows.append(((case, run, k), (disclosed, len(disclosed))))
         self.assertRows(found, rows)
-        disclosing = len([row for row in rows if row[1]])
+        disclosing = len([row for row in rows if row[1][0]])
         self.assertTrue(300 < disclosing < 700, disclosing)  # both outcomes are common
 
     def test_the_summary_names_a_document_disclosed_by_a_citation_alone(self):
@@ -950,9 +884,8 @@ class Disclosure(TestCase):
 # --- Two readings of the labels ------------------------------------------------------
 
 def merged_apart(case):
-    """Return the lenient reading's (support, optional), in plain loops, apart from
-    evaluate.py: a disputed source joins its claim's expected labels if it has some, else
-    its optional ones."""
+    """Return the lenient reading's (support, optional), apart from evaluate.py: a disputed
+    source joins its claim's expected labels if it has some, else its optional ones."""
     support, optional = dict(case["support"] or {}), dict(case.get("optional", {}))
     for claim_id, sources in case.get("disputed", {}).items():
         labels = support if claim_id in support else optional
@@ -998,19 +931,9 @@ def random_reviewed_question(rng):
 class Readings(TestCase):
     """Disputed labels and rejected claims: the strict reading, the lenient one, one scorer."""
 
-    def test_the_lenient_reading_is_a_new_case_and_leaves_the_old_one_alone(self):
-        before = copy.deepcopy(CASES["launch"])
-        loose = evaluate.lenient(CASES["launch"])
-        self.assertIsNot(loose["support"], CASES["launch"]["support"])
-        self.assertEqual(CASES["launch"], before)
+    def test_the_lenient_reading_is_a_new_case(self):
+        self.assertIsNot(evaluate.lenient(CASES["launch"])["support"], CASES["launch"]["support"])
         self.assertIsNot(evaluate.lenient(CASE), CASE)  # a new dict, even with no dispute
-
-    def test_the_six_values_never_depend_on_disputed_labels_or_rejected_claims(self):
-        rows = [((name, system, k), evaluate.tally(CORPUS, without_reviews(CASES[name]),
-                                                   RUNS[name][system], k=k))
-                for name in CASES for system in RUNS[name] for k in (1, 2)]
-        self.assertRows(lambda name, system, k: evaluate.tally(CORPUS, CASES[name],
-                                                               RUNS[name][system], k=k), rows)
 
     def test_both_readings_agree_with_an_oracle_written_apart(self):
         rng = random.Random(17)
@@ -1092,10 +1015,6 @@ class Readings(TestCase):
         self.assertRows(decided, [(("strict",), ("strict", False, bonus, findings)),
                                   (("lenient",), ("lenient", True, bonus, findings)),
                                   (("both",), ("both", False, bonus, findings))])
-        agreeing = summary_of()
-        self.assertEqual([(decided["plan"], decided["depends_on"]) for decided in (
-            agreeing["comparisons"][0]["decision"], agreeing["policy"]["baseline_alone"])],
-                         [("both", []), ("both", [])])  # the fixture's plan; nothing to resolve
         unplanned = {rule: value for rule, value in POLICY.items() if rule != "unresolved"}
         self.assertEqual(decision_of(four_questions(policy=unplanned))["plan"], "both")
         line = text_of(four_questions(cases=undisclosing()), "--summary").splitlines()[-1]
@@ -1125,6 +1044,9 @@ class Readings(TestCase):
         out = text_of(four_questions(cases=unreviewed()), "--summary", "--explain")
         self.assertEqual([line for line in out.splitlines() if "lenient" in line
                           or "disputed label" in line or "reading" in line], [])
+        summary = summary_of(cases=unreviewed())
+        self.assertEqual((summary["disputed_labels"], summary["lenient_means"],
+                          summary["comparisons"][0]["lenient_changes"]), (None, None, None))
 
     def test_the_review_queue_lists_exactly_the_claims_nobody_reviewed(self):
         data = four_questions(cases=unreviewed())
@@ -1137,7 +1059,8 @@ class Readings(TestCase):
                             "reviewing")
         self.assertEqual(lines[start + 1:start + 3], ["A | region: claim region citing archive",
                                                       "B | launch: claim bonus citing launch"])
-        self.assertEqual(evaluate.report(four_questions(), explain=True)["review_queue"], [])
+        fixture = evaluate.report(four_questions(), explain=True)  # lists, each empty
+        self.assertEqual((fixture["review_queue"], fixture["orphan_labels"]), ([], []))
         bare = {"retrieved": (), "claims": (("guess", ()),)}  # no citation, and no label either
         runs = dict(four_questions()["runs"], region={"A": bare, "B": RUNS["region"]["B"]})
         self.assertEqual(evaluate.report(four_questions(runs=runs), explain=True)["review_queue"],
@@ -1189,8 +1112,6 @@ REJECTED = [
     ("empty corpus", inputs(corpus={}), "corpus", {}),
     ("101 documents", inputs(corpus=dict.fromkeys(IDS_101, "A note.")), "corpus",
      dict.fromkeys(IDS_101, "A note.")),
-    ("a capital in a corpus ID", inputs(corpus=dict(CORPUS, Archive="Old.")), "corpus",
-     "Archive"),
     ("blank text", inputs(corpus=dict(CORPUS, archive=" \n\t")), "corpus['archive']", " \n\t"),
     ("empty text", inputs(corpus=dict(CORPUS, archive="")), "corpus['archive']", ""),
     ("text as bytes", inputs(corpus=dict(CORPUS, archive=b"old")), "corpus['archive']", b"old"),
@@ -1361,7 +1282,6 @@ REJECTED = [
 
 # (what is at the boundary, evaluate()'s arguments): each must be accepted.
 ACCEPTED = [
-    ("k of 1", inputs(k=1)),
     ("k of 100", inputs(k=100)),
     ("one-character IDs",
      inputs(corpus={"a": "x"}, case={"relevant": ("a",), "support": {"b": ("a",)}},
@@ -1377,20 +1297,13 @@ ACCEPTED = [
      inputs(corpus=CORPUS_100,
             case={"relevant": IDS_100, "support": {i: IDS_100 for i in IDS_100}},
             run={"retrieved": IDS_100, "claims": tuple((i, IDS_100) for i in IDS_100)})),
-    ("an empty retrieval and an empty answer", inputs(run=NOTHING)),
-    ("a claim with no citations", run_input(claims=(("switch", ()),))),
-    ("a citation outside the corpus", run_input(claims=(("switch", ("zeta",)),))),
-    ("a claim with no support label", run_input(claims=(("extra", ("rollback",)),))),
     ("other keys in case and run", inputs(case=case_with(question="?", notes=[1]),
                                           run=run_with(model="m1", answer="Roll back."))),
     ("text padded with whitespace", inputs(corpus=dict(CORPUS, archive="\n old \n"))),
     ("nothing disputed or rejected", case_input(disputed={}, rejected=())),
     ("a claim with an agreed and a disputed source",
      case_input(disputed={"switch": ("checklist",)})),
-    ("a run that makes no answer", run_input(claims=None)),
-    ("a case whose answers nobody labelled", case_input(support=None)),
     ("an unanswerable case nobody labelled", inputs(case={"relevant": (), "support": None})),
-    ("claims judged, none expected", inputs(case=JUDGED, run=RUNS["launch"]["B"])),
     ("a disputed claim, none expected", case_input(support=None, disputed={"x": ("launch",)})),
     ("a rejected claim, none expected", case_input(support=None, rejected=("x",))),
     ("an optional claim citing a document that is not relevant",
@@ -1399,20 +1312,15 @@ ACCEPTED = [
      case_input(disputed={"extra": ("archive",)})),
     ("grades of 1 and 100", case_input(grades={"rollback": 1, "checklist": 100})),
     ("a group", case_input(group="chat-7")),
-    ("one tag and twenty", case_input(tags=("lookup",))),
     ("twenty tags", case_input(tags=tuple("t%d" % index for index in range(20)))),
     ("free keys three letters from every known key",
      inputs(case=case_with(supp=1, query="?", restarted=1), run=run_with(model="m1"))),
     ("a key beyond ASCII a letter from a known one", case_input(**{"gr\u00e4des": 1})),
-    ("a rejected claim the run makes", inputs(case=case_with(rejected=("extra",)),
-                                              run=run_with(claims=(("extra", ("rollback",)),)))),
-    ("nothing restricted", case_input(restricted=())),
-    ("documents restricted that are not relevant", case_input(restricted=("archive", "launch"))),
     ("100 restricted documents", inputs(corpus=CORPUS_100, run=NOTHING,
                                         case=dict(CASES["region"], restricted=IDS_100))),
 ]
 
-BAD_IDS = ["", ID_33, "Rollback", "rollback\n", "roll_back", "roll back", "1st", "-first",
+BAD_IDS = ["", "a" * 33, "Rollback", "rollback\n", "roll_back", "roll back", "1st", "-first",
            "caf\u00e9", "\u212aelvin", "Xmas", "taXi", Str("rollback"), None, 7]
 
 
@@ -1424,8 +1332,20 @@ class InputRules(TestCase):
             before = copy.deepcopy(arguments)
             return fault_of(getattr(evaluate, function), arguments, field, *values), \
                 arguments == before
+        places = {  # the field at fault: where each of BAD_IDS is put
+            "corpus": lambda bad: inputs(corpus={bad: "x"}),
+            'case["relevant"]': lambda bad: case_input(relevant=(bad,)),
+            'case["support"]': lambda bad: case_input(support={bad: ("rollback",)}),
+            "case[\"support\"]['switch']": lambda bad: case_input(support={"switch": (bad,)}),
+            'case["restricted"]': lambda bad: case_input(restricted=(bad,)),
+            'run["retrieved"]': lambda bad: run_input(retrieved=(bad,)),
+            'run["claims"][0]': lambda bad: run_input(claims=((bad, ()),)),
+            'run["claims"][0][1]': lambda bad: run_input(claims=(("switch", (bad,)),)),
+        }
+        faults = REJECTED + [("the invalid ID %r" % (bad,), place(bad), field, bad)
+                             for bad in BAD_IDS for field, place in places.items()]
         rows = [((what, function, arguments, field) + tuple(values), ("ok", True))
-                for what, arguments, field, *values in REJECTED
+                for what, arguments, field, *values in faults
                 for function in ("evaluate", "validate", "tally", "explain")]
         self.assertRows(rejected, rows)
 
@@ -1436,10 +1356,8 @@ class InputRules(TestCase):
     def test_validate_returns_the_very_parts_it_checked(self):
         parts = evaluate.validate(CORPUS, CASE, RUN, 2)
         originals = (CASE["relevant"], CASE["support"], RUN["retrieved"], RUN["claims"])
-        for name, part, original in zip(("relevant", "support", "retrieved", "claims"),
-                                        parts, originals):
-            self.assertIs(part, original, "validate() returned a copy of %s, not the object "
-                                          "it checked" % name)
+        self.assertEqual([part is original for part, original in zip(parts, originals)],
+                         [True] * 4, "validate() returned copies, not the objects it checked")
 
     def test_a_corpus_checked_once_is_only_looked_up(self):
         shared = dict(CORPUS, **{"n%d" % index: "A note." for index in range(150)})
@@ -1451,27 +1369,6 @@ class InputRules(TestCase):
             self.assertEqual(checked, small, function)  # the same result as the fixture's
         arguments = dict(run_input(retrieved=("rollback", "zeta")), corpus_checked=True)
         self.assertEqual(fault_of(evaluate.tally, arguments, 'run["retrieved"]', "zeta"), "ok")
-
-    def test_the_id_rule_holds_in_every_position_from_every_entry_point(self):
-        positions = {  # the field: where the bad ID is put
-            "corpus": lambda bad: inputs(corpus={bad: "x"}),
-            'case["relevant"]': lambda bad: case_input(relevant=(bad,)),
-            'case["support"]': lambda bad: case_input(support={bad: ("rollback",)}),
-            "case[\"support\"]['switch']": lambda bad: case_input(support={"switch": (bad,)}),
-            'case["restricted"]': lambda bad: case_input(restricted=(bad,)),
-            'run["retrieved"]': lambda bad: run_input(retrieved=(bad,)),
-            'run["claims"][0]': lambda bad: run_input(claims=((bad, ()),)),
-            'run["claims"][0][1]': lambda bad: run_input(claims=(("switch", (bad,)),)),
-        }
-
-        def rejected(bad, field, function):
-            arguments = positions[field](bad)
-            before = copy.deepcopy(arguments)
-            return fault_of(getattr(evaluate, function), arguments, field, bad), \
-                arguments == before
-        rows = [((bad, field, function), ("ok", True)) for bad in BAD_IDS for field in positions
-                for function in ("evaluate", "validate", "tally", "explain")]
-        self.assertRows(rejected, rows)
 
     def test_a_shown_value_is_its_ascii_repr_cut_to_80_characters(self):
         rng = random.Random(11)
@@ -1584,8 +1481,7 @@ def oracle_supported(support, retrieved, claims, k):
 
 
 def oracle(relevant, support, retrieved, claims, k, optional=None):
-    """Score one question with plain loops, written apart from evaluate.py; optional holds
-    the labels of claims judged supported but not expected."""
+    """Score one question with plain loops, apart from evaluate.py; optional: claims' labels."""
     hits, first_rank = 0, 0
     for rank in range(1, k + 1):
         if rank <= len(retrieved) and retrieved[rank - 1] in relevant:
@@ -1656,12 +1552,6 @@ SECOND_RUN = {"retrieved": ("rollback",), "claims": (("switch", ("rollback",)),)
 class ManyQuestions(TestCase):
     """tally_system() scores every case of one system, and says where a fault is."""
 
-    def test_tally_system_gives_each_case_its_tally_in_case_order(self):
-        tallies = evaluate.tally_system(CORPUS, CASES, RUNS, "B", k=1)
-        self.assertEqual(list(tallies), list(CASES))
-        self.assertEqual(tallies, {name: evaluate.tally(CORPUS, CASES[name], RUNS[name]["B"],
-                                                        k=1) for name in CASES})
-
     def test_a_fault_names_its_case_and_system_or_only_the_corpus_or_case_at_fault(self):
         owner_a = RUNS["owner"]["A"]
         rows = [
@@ -1697,12 +1587,6 @@ class ManyQuestions(TestCase):
             prefix, evaluate.tally_system, dict(MANY, **changes), field, value),
             [(row, "ok") for row in rows])
 
-    def test_a_corpus_larger_than_one_question_allows_is_checked_once(self):
-        corpus = dict(CORPUS, **{"n%d" % index: "A note." for index in range(2000)})
-        self.assertEqual(evaluate.tally_system(corpus, CASES, RUNS, "B"), fixture_tallies("B"))
-        self.assertEqual(passed_on("", evaluate.tally_system, dict(
-            MANY, corpus=dict(corpus, n7="")), "corpus['n7']", ""), "ok")
-
     def test_explain_system_explains_each_case_at_the_default_cutoff_of_two(self):
         runs = runs_with("rollback", A=RUNS["rollback"]["A"], B=THIRD)  # checklist is third
         explained = evaluate.explain_system(CORPUS, CASES, runs, "B")
@@ -1710,8 +1594,11 @@ class ManyQuestions(TestCase):
                                      for name in CASES})
         self.assertEqual(explained["rollback"]["claims"], (("smoke", "outside the top k"),))
 
-    def test_each_result_equals_evaluate_with_the_corpus_cut_down_to_what_it_names(self):
+    def test_results_come_in_case_order_as_with_the_corpus_cut_down_to_what_each_names(self):
+        # More documents than one question allows: checked once, a fault names no case.
         corpus = dict(CORPUS, **{"n%d" % index: "A note." for index in range(300)})
+        self.assertEqual(passed_on("", evaluate.tally_system, dict(
+            MANY, corpus=dict(corpus, n7="")), "corpus['n7']", ""), "ok")
         runs = runs_with("owner", A={"retrieved": ("n1", "owners", "n2"),
                                      "claims": (("aurora", ("owners", "n250")),)},
                          B={"retrieved": ("n299",), "claims": (("aurora", ("zeta",)),)})
@@ -1728,12 +1615,14 @@ class ManyQuestions(TestCase):
         for system in "AB":
             tallies = evaluate.tally_system(corpus, CASES, runs, system, k=3)
             why = evaluate.explain_system(corpus, CASES, runs, system, k=3)
+            self.assertEqual([list(tallies), list(why)], [list(CASES)] * 2)
             rows = [((name, system), (tallies[name], why[name])) for name in CASES]
             self.assertRows(cut_down, rows)
 
     def test_runs_of_other_systems_are_ignored(self):
         runs = runs_with("owner", C={"retrieved": "not even a tuple"}, **RUNS["owner"])
-        self.assertEqual(evaluate.tally_system(CORPUS, CASES, runs, "A"), fixture_tallies("A"))
+        self.assertEqual(evaluate.tally_system(CORPUS, CASES, runs, "A"),
+                         evaluate.tally_system(CORPUS, CASES, RUNS, "A"))
 
     def test_repeated_runs_of_a_case_give_a_tuple_of_results_one_per_run(self):
         runs = runs_with("rollback", A=RUNS["rollback"]["A"], B=(RUN, SECOND_RUN, RUN))
@@ -1789,9 +1678,6 @@ class ManyQuestions(TestCase):
 
 # --- Comparing systems --------------------------------------------------------------
 
-EXPECTED_SLICES = {"answerable": ["launch", "rollback", "owner"], "unanswerable": ["region"],
-                   "tag:lookup": ["launch", "owner", "region"],
-                   "tag:multi-document": ["rollback"], "tag:permission": ["owner"]}
 TAGS = ("tag:lookup", "tag:multi-document", "tag:permission")
 EXPECTED_MEANS = {  # metric: (mean, averaged, total) for A, then B, on the answerable slice
     "precision": ((1.5 / 3, 3, 3), (2.0 / 3, 3, 3)),
@@ -1799,22 +1685,10 @@ EXPECTED_MEANS = {  # metric: (mean, averaged, total) for A, then B, on the answ
     "rr": ((2.5 / 3, 3, 3), (3.0 / 3, 3, 3)),
     "support": ((2.0 / 3, 3, 3), (2.5 / 3, 3, 3)),
     "coverage": ((1.5 / 3, 3, 3), (3.0 / 3, 3, 3))}
-EXPECTED_VERDICTS = {"launch": "regressed", "rollback": "improved", "owner": "improved",
-                     "region": "improved", "totals": {"improved": 3, "regressed": 1, "mixed": 0,
-                                                      "unchanged": 0}}
-EXPECTED_TAG_TOTALS = {  # launch regressed; rollback, owner and region improved
-    "tag:lookup": {"improved": 2, "regressed": 1, "mixed": 0, "unchanged": 0},
-    "tag:multi-document": {"improved": 1, "regressed": 0, "mixed": 0, "unchanged": 0},
-    "tag:permission": {"improved": 1, "regressed": 0, "mixed": 0, "unchanged": 0}}
 
 
 class Comparison(TestCase):
     """Slices, declared aggregates and per-question changes from A to B."""
-
-    def test_slices_part_answerable_from_unanswerable_questions_then_one_per_tag(self):
-        slices = summary_of()["slices"]
-        self.assertEqual(list(slices), list(EXPECTED_SLICES))  # tags in the order first used
-        self.assertSnapshot(slices, EXPECTED_SLICES, "EXPECTED_SLICES")
 
     def test_macro_mean_skips_na_and_counts_what_it_averaged(self):
         def mean(*supports):  # of answerable questions of these supports, None: no claim
@@ -1840,21 +1714,14 @@ class Comparison(TestCase):
 
     def test_unanswerable_slice_averages_only_what_applies_and_pooled_support_adds_claims(self):
         means = summary_of()["means"]
-        self.assertEqual([means["unanswerable"][metric][system] for metric, system in (
-            ("support", "A"), ("support", "B"), ("precision", "A"))], [
-            {"mean": 0.0, "averaged": 1, "total": 1}, {"mean": None, "averaged": 0, "total": 1},
-            {"mean": None, "averaged": 0, "total": 1}])
-        self.assertEqual(means["answerable"]["pooled_support"], {
+        self.assertEqual(means["unanswerable"]["support"]["A"],
+                         {"mean": 0.0, "averaged": 1, "total": 1})
+        self.assertEqual(means["answerable"]["pooled_support"], {  # B: 4/5, its mean 2.5/3
             "A": {"supported": 2, "generated": 3, "ratio": 2 / 3},
             "B": {"supported": 4, "generated": 5, "ratio": 0.8}})
-        self.assertEqual(means["answerable"]["support"]["B"]["mean"], 2.5 / 3)  # not 0.8
-        self.assertEqual(means["unanswerable"]["pooled_support"]["B"],
-                         {"supported": 0, "generated": 0, "ratio": None})  # no claim: n/a
 
     def test_correct_abstentions_count_only_unanswerable_questions(self):
         means = summary_of()["means"]
-        self.assertEqual(means["unanswerable"]["correct_abstentions"],
-                         {"A": {"correct": 0, "total": 1}, "B": {"correct": 1, "total": 1}})
         self.assertIsNone(means["answerable"]["correct_abstentions"])
         empty = {name: dict(RUNS[name], B={"retrieved": (), "claims": ()}) for name in FOUR}
         means = summary_of(runs=empty)["means"]  # empty answers elsewhere are not counted
@@ -1864,7 +1731,7 @@ class Comparison(TestCase):
             name: RUNS[name] for name in ANSWERABLE}, policy={"critical": ("launch",)})["means"]
         self.assertIsNone(means["unanswerable"]["correct_abstentions"])  # an empty slice
 
-    def test_each_tag_slice_has_the_means_and_verdict_totals_of_its_questions(self):
+    def test_each_tag_slice_has_the_means_of_its_questions(self):
         means = summary_of()["means"]
         self.assertEqual([list(means[name]) for name in TAGS], [list(means["answerable"])] * 3)
         self.assertEqual(means["tag:lookup"]["support"], {  # launch, owner and region
@@ -1872,13 +1739,9 @@ class Comparison(TestCase):
             "B": {"mean": 0.75, "averaged": 2, "total": 3}})
         self.assertEqual([means[name]["correct_abstentions"] for name in TAGS], [
             {"A": {"correct": 0, "total": 1}, "B": {"correct": 1, "total": 1}}, None, None])
-        self.assertSnapshot(summary_of()["comparisons"][0]["slice_totals"], EXPECTED_TAG_TOTALS,
-                            "EXPECTED_TAG_TOTALS")
 
     def test_a_tag_with_a_space_is_a_fault_of_its_case(self):
         owner = dict(CASES["owner"], tags=("lookup", "a b"))
-        self.assertEqual(fault_of(evaluate.evaluate, case_input(tags=("a b",)), 'case["tags"]',
-                                  "a b"), "ok")
         self.assertEqual(passed_on("case 'owner': ", evaluate.report, {"data": four_questions(
             cases=dict(four_questions()["cases"], owner=owner))}, 'case["tags"]', "a b"), "ok")
 
@@ -1904,11 +1767,7 @@ class Comparison(TestCase):
                    evaluate.report(data, summary=True)["summary"]["comparisons"][0]["changes"]}
         self.assertRows(changes.get, [((name,), row[2:]) for name, row in rows.items()])
 
-    def test_fixture_verdicts_show_the_regression_behind_better_averages_counted_in_order(self):
-        comparison = summary_of()["comparisons"][0]
-        verdicts = {change["case"]: change["verdict"] for change in comparison["changes"]}
-        verdicts["totals"] = comparison["totals"]
-        self.assertSnapshot(verdicts, EXPECTED_VERDICTS, "EXPECTED_VERDICTS")
+    def test_verdict_totals_are_counted_in_order(self):
         runs = {name: dict(RUNS[name], B=RUNS[name]["A"]) for name in FOUR}
         self.assertEqual(list(summary_of(runs=runs)["comparisons"][0]["totals"].items()), [
             ("improved", 0), ("regressed", 0), ("mixed", 0), ("unchanged", 4)])
@@ -1943,11 +1802,9 @@ SYSTEM_NAMES = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 def counted(policy, *tallies, k=2):
     """Return a data set whose systems (the baseline A, then B, C, ...) have the tallies
-    given, {question: tally}: each question has the relevant documents d0, d1, ..., the
-    expected claims c0, c1, ... (supported by d0) and restricted documents s0, s1, ... its
-    tallies need, and each run retrieves a miss x0, x1, ... for each rank before its first
-    hit, then its hits and the restricted documents it discloses; its supported claims cite
-    d0, its unsupported ones u0, u1, ... nothing (at most 40 of each count)."""
+    given, {question: tally}: the relevant documents are d0, d1, ..., the expected claims
+    c0, c1, ... (from d0), the restricted documents s0, s1, ...; a run retrieves x0, x1, ...
+    before its first hit, and cites d0 for a supported claim (at most 40 of each count)."""
     systems = dict(zip(SYSTEM_NAMES, tallies + tallies[:1] * (len(tallies) < 2)))
     cases, runs = {}, {}
     for name, tally in tallies[0].items():
@@ -1969,8 +1826,8 @@ def run_of_tally(tally):
 
 
 def judgement(policy, candidate, baseline=None, k=2):
-    """Return how report() judges a candidate's tallies by a policy in the strict reading:
-    against the baseline's, or without one (the candidate as the baseline alone)."""
+    """Return report()'s strict judgement of a candidate's tallies: against a baseline, or
+    alone (the candidate as the baseline)."""
     summary = evaluate.report(counted(policy, *((candidate,) if baseline is None else (
         baseline, candidate)), k=k), summary=True)["summary"]
     return (summary["policy"]["baseline_alone"] if baseline is None else
@@ -2055,6 +1912,7 @@ class Policy(TestCase):
             return {"critical": ("q",), "min_coverage": minimum}
         critical = {"critical": ("q",)}
         budget = {"unsupported_budget": {"answerable": 1, "unanswerable": 0}}
+        fell = ({"q": counts(relevant=2, hits=1)}, {"q": counts(relevant=2, hits=2)})
         rows = [  # one rule each: a rule left out is not checked, whatever a candidate breaks
             # critical: nothing judged may get worse than the baseline.
             ((critical, {"q": counts(generated=2)}, {"q": counts()}),
@@ -2065,7 +1923,12 @@ class Policy(TestCase):
              [("broken", "q", "regressed: support 1.00 -> 0.00, coverage 1.00 -> 0.00")]),
             ((critical, {"q": counts()}, {"q": counts(supported=0)}), [("held", "q", "improved")]),
             ((critical, {"q": counts()}, {"q": counts()}), [("held", "q", "unchanged")]),
-            ((critical, {"q": counts(generated=2)}), []),  # no baseline: not checked
+            # tolerance: a critical question may fall by it, and no further.
+            ((dict(critical, tolerance=0.5),) + fell, [("held", "q", "regressed: precision "
+             "1.00 -> 0.50, within 0.5, recall 1.00 -> 0.50, within 0.5")]),
+            ((dict(critical, tolerance=0.4),) + fell, [("broken", "q", "regressed: precision "
+             "1.00 -> 0.50, down 0.50, more than 0.4, recall 1.00 -> 0.50, down 0.50, more than "
+             "0.4")]),
             # min_coverage: each critical question reaches it.
             ((cover(1.0), {"q": counts(supported=0)}),
              [("broken", "q", "coverage 0/1, minimum 1")]),
@@ -2166,20 +2029,15 @@ class Policy(TestCase):
                 ((2.1,), (True, True, None))]  # within 2 standard errors either way: broken
         self.assertRows(decided, rows)
 
-    def test_the_declared_test_is_one_finding_among_the_others(self):
-        policy = {"must_abstain": ("r",), "significance": {"metric": "coverage", "alpha": 0.5}}
-        judged = judgement(policy, dict(moved([1.0] * 3), r=ANSWERED),
-                           dict(moved([0.0] * 3), r=ABSTAINED))
-        self.assertEqual([finding[0] for outcome in ("broken", "held")
-                          for finding in judged[outcome]], ["must_abstain", "significance"])
-
-    def test_significance_reads_only_the_answerable_slice(self):
-        policy = {"significance": {"metric": "support", "alpha": 0.5}}
-        before = dict(moved([0.0] * 3), r=ANSWERED)
-        after = dict(moved([1.0] * 3), r=ABSTAINED)  # r's support goes n/a: not answerable anyway
+    def test_the_declared_test_reads_the_answerable_slice_and_is_one_finding_of_many(self):
+        policy = {"must_abstain": ("r",), "significance": {"metric": "support", "alpha": 0.5}}
+        before = dict(moved([0.0] * 3), r=ABSTAINED)
+        after = dict(moved([1.0] * 3), r=ANSWERED)  # r's support comes from n/a: not answerable
         judged = judgement(policy, after, before)
-        self.assertEqual(judged["held"], [("significance", "answerable", significance_detail(
-            "+1.00", "1/4", 0.5, "support", "3 of 3"))])
+        self.assertEqual((judged["broken"], judged["held"]), (
+            [("must_abstain", "r", "answered with 1 claim")],
+            [("significance", "answerable", significance_detail("+1.00", "1/4", 0.5, "support",
+                                                                "3 of 3"))]))
         self.assertEqual(judged["significance"]["p"], Fraction(1, 4))  # the test, for programs
 
     def test_a_report_tests_each_candidate_on_the_declared_metric_of_the_answerable_slice(self):
@@ -2208,19 +2066,6 @@ class Policy(TestCase):
                 ("unsupported_budget", "unanswerable", "1 unsupported claim, budget 100")]
         self.assertEqual(judged, {"accepted": True, "broken": [], "held": held, "unchecked": [],
                                   "significance": None})
-        self.assertFalse(judgement({"must_abstain": ("r",)}, {"r": ANSWERED})["accepted"])
-
-    def test_a_critical_question_may_fall_within_the_tolerance_and_no_further(self):
-        def decided(tolerance):
-            policy = {"critical": ("q",), "tolerance": tolerance}
-            judged = judgement(policy, {"q": counts(relevant=2, hits=1)},
-                               {"q": counts(relevant=2, hits=2)})
-            return judged["accepted"], (judged["broken"] + judged["held"])[0][2]
-        rows = [((0.5,), (True, "regressed: precision 1.00 -> 0.50, within 0.5, recall 1.00 -> "
-                                "0.50, within 0.5")),
-                ((0.4,), (False, "regressed: precision 1.00 -> 0.50, down 0.50, more than 0.4, "
-                                 "recall 1.00 -> 0.50, down 0.50, more than 0.4"))]
-        self.assertRows(decided, rows)
 
     def test_a_rate_budget_decides_alike_on_few_questions_and_on_many(self):
         rules = {"unsupported_rate": {"answerable": 0.05}, "unsupported_budget": {"answerable": 5}}
@@ -2367,36 +2212,12 @@ class Policy(TestCase):
             ((LOOSE, QUESTIONS, disclosing), (True, []))]            # only the candidate's count
         self.assertRows(disclosures, rows)
 
-    def test_a_candidate_that_discloses_is_never_accepted(self):
-        rng = random.Random(3)
-        questions = [(rng.randint(0, 3), rng.randint(1, 3)) for index in range(4)]
-
-        def random_tally(relevant, expected):
-            hits, generated = rng.randint(0, min(2, relevant)), rng.randint(0, 3)
-            return counts(relevant=relevant, hits=hits, first_hit=1 if hits else None,
-                          generated=generated, expected=expected if relevant else 0,
-                          supported=rng.randint(0, min(generated, expected if hits else 0)),
-                          disclosed=rng.choice((0,) * 9 + (1, 2)))
-        systems = [{"q%d" % index: random_tally(*question) for index, question in
-                    enumerate(questions)} for system in SYSTEM_NAMES[:30]]
-        summary = evaluate.report(counted(LOOSE, *systems, k=4), summary=True)["summary"]
-        decisions = dict(summary["decisions"], A=summary["policy"]["baseline_alone"])
-        rows = [((name,), not any(tally["disclosed"] for tally in tallies.values()))
-                for name, tallies in zip(SYSTEM_NAMES, systems)]
-        self.assertRows(lambda name: decisions[name]["accepted"], rows)
-        self.assertGreater(min(sum(expected for _, expected in rows),
-                               sum(not expected for _, expected in rows)), 10)  # both often
-
 
 # --- Deciding: the paired test --------------------------------------------------------
 
 def brute_force_paired(before, after, groups=None):
-    """paired_test() by trying every sign assignment, apart from evaluate.py.
-
-    Values are Fractions, None, or tuples of them (repeated runs); groups maps each
-    question to its group, or to None for a group of its own; a group's difference is
-    the mean of its questions'.
-    """
+    """paired_test() by trying every sign assignment, apart from evaluate.py, on Fractions,
+    None or tuples of them; a group (None: its own) takes the mean of its questions'."""
     by_group, left_out = {}, 0
     for name in before:
         means = []
@@ -2629,8 +2450,6 @@ class PairedTest(TestCase):
     def test_nearest_valid_values_are_accepted_and_left_unchanged(self):
         rows = [(({"a": 0}, {"a": 1}), 1), (({"a": -2.5}, {"a": 1e9}), 1),  # any finite number
                 (({"a": (0.5,)}, {"a": 0.5}), 1), (({"a": (0.5,) * 100}, {"a": 0.5}), 1),  # runs
-                (({"a": (None, 0.5)}, {"a": 0.5}), 1),        # an n/a run is skipped
-                (({"a": (None,)}, {"a": 0.5}), 0),            # all n/a: left out
                 (({"a": 1, "b": 2}, {"b": 2, "a": 1}), 2),    # the same questions in another order
                 (({"a": -1.7976931348623157e308}, {"a": 10 ** 308}), 1),  # within a float's range
                 (({"a": 0}, {"a": 1}, {"a": None}), 1)]       # a group of its own
@@ -2665,8 +2484,7 @@ def qrels_only(questions=6):
 
 
 class RealJudgements(TestCase):
-    """Graded relevance gives nDCG@k; runs with no answer and cases with no labels are
-    scored on retrieval alone, and no answer rule is judged on them."""
+    """Graded relevance gives nDCG@k; with no answer or no labels, retrieval alone is scored."""
 
     def test_ndcg_divides_the_discounted_gain_by_that_of_the_best_order(self):
         run = {"retrieved": ("checklist", "archive", "rollback"), "claims": None}
@@ -2764,10 +2582,9 @@ labels that no run uses, a typo perhaps (optional, disputed or rejected)
 none
 """
 
-GATE_LINE = ("B against A: not accepted, first: disclosure owner (1 restricted document in the "
-             "top k or cited), and 2 more broken\n")
-
-EXPECTED_SUMMARY = GATE_LINE + """\
+EXPECTED_SUMMARY = """\
+B against A: not accepted, first: disclosure owner (1 restricted document in the top k or \
+cited), and 2 more broken
 summary of fixtures.py: 4 questions (3 answerable), k = 2, baseline A, candidate B
 
 per-question change from A to B (a pair with n/a on either side is shown, not judged)
@@ -2887,7 +2704,6 @@ ORPHANS_HEADING = "labels that no run uses, a typo perhaps (optional, disputed o
 
 
 def lines_after(text, heading, count):
-    """Return the `count` lines of text after the line `heading`."""
     lines = text.splitlines()
     start = lines.index(heading) + 1
     return lines[start:start + count]
@@ -2958,12 +2774,6 @@ class Demo(TestCase):
                           if "unanswerable slice" in line or "of 0)" in line], [])
 
     def test_unsupported_claims_are_counted_by_the_first_rule_they_break(self):
-        def counted(runs, system):  # explain_system()'s reasons, in the order first met
-            return list(collections.Counter(
-                reason for found in evaluate.explain_system(
-                    CORPUS, four_questions()["cases"], runs, system).values()
-                for explained in (found if type(found) is tuple else (found,))
-                for claim, reason in explained["claims"] or () if reason).items())
         twice = dict(four_questions()["runs"], launch=dict(
             RUNS["launch"], B=(RUNS["launch"]["B"],) * 2))  # each repeated run counts
         silent = {name: dict(RUNS[name], B=NOTHING) for name in FOUR}
@@ -2971,7 +2781,6 @@ class Demo(TestCase):
         disputed = "only a disputed label supports it"
         rows = [((four_questions()["runs"],), {"A": a, "B": [(disputed, 1)]}),
                 ((twice,), {"A": a, "B": [(disputed, 2)]}), ((silent,), {"A": a, "B": []})]
-        self.assertRows(lambda runs: {system: counted(runs, system) for system in "AB"}, rows)
         self.assertRows(lambda runs: {system: list(reasons.items()) for system, reasons in
                                       summary_of(runs=runs)["unsupported_reasons"].items()}, rows)
         self.assertEqual(lines_after(text_of(four_questions(runs=silent), "--summary"),
@@ -3007,8 +2816,6 @@ class Demo(TestCase):
         prefix = "fixtures.py: case 'owner', system 'B': run[\"claims\"][0][1]: "
         self.assertEqual((status, out, err[:len(prefix)], err.count("\n"), shown("owners") in err),
                          (1, "", prefix, 1, True))  # the contract's words may differ
-        self.assertEqual(demo_output(runs=runs_with("owner", A=RUNS["owner"]["A"])), (
-            1, "", "fixtures.py: case 'owner', system 'B': missing from runs['owner']\n"))
 
 
 # The keys of the JSON report, in order: the README's schema.
@@ -3062,38 +2869,16 @@ class JsonReport(TestCase):
                           row["explain"], row["repeats"], row["runs"]),
                          (REPORT_KEYS, "fixtures.py", None, None, None, None, None, 1, None))
 
-    def test_the_summary_holds_the_decisions_by_candidate_and_the_tests_the_text_prints(self):
+    def test_it_holds_what_report_returns_with_lists_for_tuples_and_numbers_for_fractions(self):
+        for summary, explain in itertools.product((False, True), repeat=2):
+            returned = evaluate.report(four_questions(), summary=summary, explain=explain)
+            options = ("--summary",) * summary + ("--explain",) * explain
+            self.assertEqual(self.report(*options), json.loads(json.dumps(returned, default=float)))
         summary = self.report("--summary")["summary"]
         comparison = summary["comparisons"][0]
-        self.assertEqual([comparison["decision"]["accepted"],
-                          [finding[:2] for finding in comparison["decision"]["strict"]["broken"]],
-                          comparison["totals"], comparison["paired_tests"]["coverage"]["p"],
-                          summary["policy"]["baseline_alone"]["accepted"],
-                          summary["judged_without_expected"]],
-                         [False, [["disclosure", "owner"], ["critical", "launch"],
-                                  ["unsupported_budget", "answerable"]],
-                          {"improved": 3, "regressed": 1, "mixed": 0, "unchanged": 0}, 0.5, False,
-                          0])
         self.assertEqual(summary["decisions"], {"B": comparison["decision"]})  # by candidate too
         self.assertEqual({type(test[key]).__name__ for test in comparison["paired_tests"].values()
                           for key in ("p", "min_p", "mean", "standard_error")}, {"float"})
-
-    def test_rows_hold_na_as_null_the_lenient_reading_and_explanations_when_asked(self):
-        report = self.report("--explain")
-        questions = report["questions"]
-        self.assertEqual((report["review_queue"], report["orphan_labels"]), ([], []))  # none
-        self.assertEqual(questions[3]["systems"]["A"]["scores"], {  # region A
-            "precision": None, "recall": None, "rr": None, "support": 0.0, "coverage": None,
-            "abstention_correct": False})
-        launch_b = questions[0]["systems"]["B"]
-        self.assertEqual((launch_b["lenient"]["scores"]["support"],
-                          launch_b["lenient"]["counts"]["expected"]), (1.0, 1))  # bonus: optional
-        self.assertEqual(questions[2]["systems"]["A"]["explain"], {
-            "claims": [["aurora", "not a labelled source"]], "uncovered": ["aurora"],
-            "disclosed": ["archive"]})
-        summary = summary_of(cases=unreviewed())  # no label disputed: no lenient reading
-        self.assertEqual((summary["disputed_labels"], summary["lenient_means"],
-                          summary["comparisons"][0]["lenient_changes"]), (None, None, None))
 
     def test_the_options_of_a_report_are_a_str_and_two_flags(self):
         rows = [(({"source": b"runs.json"},), "source: expected a str, got b'runs.json'"),
@@ -3115,7 +2900,6 @@ def data_with(**changes):
 
 
 def rollback_b(runs):
-    """Return the fixture as JSON, with rollback's run of B replaced by runs."""
     return data_with(runs=dict(RUNS, rollback=dict(RUNS["rollback"], B=runs)))
 
 
@@ -3195,15 +2979,6 @@ class DataFile(DataFileCase):
         self.assertEqual(demo_output("--data", path)[1].splitlines()[3:6], [
             "rollback A | 0.50 0.50 1.00 1.00 0.50 n/a", "rollback B#1 | 1.00 1.00 1.00 1.00 "
             "1.00 n/a", "rollback B#2 | 0.50 0.50 1.00 1.00 0.50 n/a"])
-        counts = {"B": dict(ROLLBACK_A, hits=2, generated=2, supported=2, covered=2),
-                  "A": ROLLBACK_A}
-        row = [question["systems"]["B"] for question in json.loads(demo_output(
-            "--data", path, "--json")[1])["questions"] if question["case"] == "rollback"][0]
-        self.assertEqual(row["runs"], [{"scores": dict(zip(METRICS, EXPECTED_SCORES[(
-            "rollback", system)])), "counts": counts[system]} for system in "BA"])
-        self.assertEqual((row["repeats"], row["scores"], row["counts"]), (2, dict(zip(
-            METRICS, (0.75, 0.75, 1.0, 1.0, 0.75, None))), {  # the means of the two runs
-            key: (counts["A"][key] + counts["B"][key]) / 2 for key in COUNTS}))
 
     def test_each_fault_in_a_file_is_one_line_naming_the_file_and_the_place(self):
         invalid, long, utf8 = "is not valid JSON: ", "1" * 101, "is not UTF-8 text: invalid "
@@ -3244,7 +3019,6 @@ class DataFile(DataFileCase):
             (data_with(polcy=POLICY), "data[\"polcy\"]: unknown key; did you mean 'policy'?"),
             ({key: value for key, value in FIXTURE_AS_JSON.items() if key != "runs"},
              "data: missing the key 'runs'"),
-            (data_with(corpus={}), "corpus: expected 1 to 1000000 documents, got 0: {}"),
             (data_with(systems=["A"]), "systems: expected a tuple of 2 to 1000 names, the "
                                        "baseline first, got ('A',)"),
             (data_with(systems=["A", "B", "B"]), "systems: repeated name 'B'"),
@@ -3253,11 +3027,6 @@ class DataFile(DataFileCase):
             (data_with(cases=cases_with("launch", disputes={})),
              "case 'launch': case[\"disputes\"]: unknown key; did you mean 'disputed'?"),
             (rollback_b([]), rollback + "runs['rollback']['B']: " + repeats + "()"),
-            (rollback_b([NOTHING] * 101), rollback + "runs['rollback']['B']: " + repeats + shown(
-                (NOTHING,) * 101)),
-            (data_with(policy={"significance": {"metric": "ndcg", "alpha": 0.05}}),
-             "policy[\"significance\"][\"metric\"]: expected a metric the data measures, got "
-             "'ndcg': no case has grades"),
             (data_with(manifests={"A": {"permissions": "p1"}, "B": {}}),
              manifests("permissions", "'p1'", "None")),  # given for one system only
             (data_with(manifests=[1]), of_a_and_b + "(1,)"),
@@ -3272,13 +3041,8 @@ class DataFile(DataFileCase):
             (rollback_b(unknown), (rollback, 'run["retrieved"]', "zeta")),
             (rollback_b([RUNS["rollback"]["B"], unknown]),
              (rollback[:-2] + ", run 2: ", 'run["retrieved"]', "zeta")),
-            (rollback_b([RUNS["rollback"]["B"], 1]), (rollback[:-2] + ", run 2: ", "run", 1)),
             (data_with(cases=cases_with("owner", restricted=["owners"])),
              ("case 'owner': ", 'case["restricted"]', "owners")),
-            (data_with(cases=cases_with("launch", disputed={"monday": ["launch"]})),
-             ("case 'launch': ", "case[\"disputed\"]['monday']", "launch")),
-            (data_with(cases=cases_with("launch", rejected=["bonus"])),
-             ("case 'launch': ", 'case["rejected"]', "bonus")),
             (data_with(corpus=dict(CORPUS, **{"6669150": "A passage."})),
              ("", "corpus", "6669150")),
         ] + [(data_with(manifests={"A": {field: "v1", "model": "m"}, "B": {field: "v2"}}),
@@ -3386,20 +3150,14 @@ class FileLimits(DataFileCase):
     """A data file stays within its caps; demo.py ends with one line at most, whatever stops it."""
 
     @unittest.skipUnless(hasattr(os, "mkfifo"), "no FIFOs on this system")
-    def test_a_fifo_or_a_device_is_refused_at_once(self):
+    def test_a_directory_a_fifo_or_a_device_is_refused_at_once(self):
         os.mkfifo(self.path)
         self.addCleanup(os.close, os.open(self.path, os.O_RDONLY | os.O_NONBLOCK))  # a reader
         with open(self.path, "w") as writer:  # one that waited would read this, not hang
             writer.write("{}")
         self.assertRows(lambda path: self.refusal(path=path), [((path,), "%s: is not a regular "
-                        "file (a FIFO, a socket or a device)\n" % path) for path in (
-                            self.path, os.devnull)])
-
-    def test_a_file_of_more_than_30000000_bytes_is_refused_unread(self):
-        with open(self.path, "wb") as file:
-            file.truncate(30000001)  # a sparse file: nothing written, and nothing read
-        self.assertEqual(self.refusal(path=self.path), "%s: holds more than 30000000 bytes, the "
-                                                       "most a data file may hold\n" % self.path)
+                        "file (a directory, a FIFO, a socket or a device)\n" % path) for path in (
+                            self.path, os.devnull, os.path.dirname(self.path))])
 
     def test_at_most_1000_systems_and_150000_runs_are_read(self):
         systems = tuple("s%d" % index for index in range(1001))
@@ -3414,12 +3172,16 @@ class FileLimits(DataFileCase):
                           "got 150001")]
         self.assertRows(lambda data: message_of(evaluate.report, {"data": data}), rows)
 
-    def test_a_file_that_cannot_be_read_is_named_in_plain_ascii(self):
+    def test_a_file_too_large_is_refused_unread_and_one_that_cannot_be_read_named_in_ascii(self):
+        with open(self.path, "wb") as file:
+            file.truncate(30000001)  # a sparse file: nothing written, and nothing read
         paths = [os.path.join(os.path.dirname(self.path), name) for name in (
             "missing.json", "caf\u00e9.json", "a\nb.json", "\x1b[31mred.json")]  # all but the
-        self.assertRows(lambda path: self.refusal(path=path), [((path,), "%s: cannot be read: No "
-                        "such file or directory\n" % (ascii(path) if path != paths[0] else path))
-                        for path in paths])  # first hold more than printable ASCII: escaped
+        rows = [((path,), "%s: cannot be read: No such file or directory\n" % (  # first hold more
+            path if path == paths[0] else ascii(path))) for path in paths]  # than printable ASCII
+        rows.append(((self.path,), "%s: holds more than 30000000 bytes, the most a data file may "
+                                   "hold\n" % self.path))
+        self.assertRows(lambda path: self.refusal(path=path), rows)
 
     def test_every_byte_is_written_and_in_ascii_whatever_the_output_takes(self):
         trickle = FakeStream(lambda tries, data: min(len(data), 7))  # a few bytes at a time

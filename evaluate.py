@@ -625,10 +625,10 @@ _METRICS = ("precision", "recall", "rr", "support", "coverage", "abstention_corr
 
 def _scored(corpus, cases, runs, systems, k, explaining, summing):
     """Return {system: {case name: entry}}: each entry holds the scores, counts and nDCG of
-    its question (the means of its runs where it has repeated runs, n/a skipped), its
-    lenient reading where a label is disputed, and in "each" those of every run, with
-    explain() of each when explaining, or of those a summary counts (summing): the runs
-    with an unsupported claim or a disclosure."""
+    its question (the means of its runs where it has repeated runs, n/a skipped) and its
+    lenient reading where a label is disputed; with repeated runs, "each" holds those of
+    every run (see _runs_in()). explain() is asked of each run when explaining, or of
+    those a summary counts (summing): the runs with an unsupported claim or a disclosure."""
     graded = any("grades" in case for case in cases.values())
 
     def score(case, run):  # one run: a strict cell with a lenient one beside it, or None
@@ -655,7 +655,7 @@ def _entry(cells):
     or, of repeated runs, each score the mean of the runs' scores and each count the mean
     of their counts, n/a skipped."""
     if len(cells) == 1:
-        return dict(cells[0], each=cells)
+        return cells[0]  # (no copy: the many questions of a large file weigh enough)
     loose = [cell["lenient"] or cell for cell in cells]
     return {"scores": _means([cell["scores"] for cell in cells]),
             "counts": _means([cell["counts"] for cell in cells], exact=True),
@@ -685,13 +685,19 @@ def _means(dicts, exact=False):
     return {key: _mean([each[key] for each in dicts], exact) for key in dicts[0]}
 
 
+def _runs_in(entry):
+    """Return the cells of the runs of an entry: those of its repeated runs, or itself."""
+    return entry.get("each") or (entry,)
+
+
 def _lenient_reading(table):
     """Return the table as the lenient reading has it: the lenient scores and counts of
-    each entry and each run where it has some, else its strict ones."""
-    return {system: {name: dict(entry, **entry["lenient"], each=[
-        dict(run, **run["lenient"]) if run["lenient"] else run for run in entry["each"]])
-        if entry["lenient"] else entry for name, entry in by_name.items()}
-        for system, by_name in table.items()}
+    each entry and each of its repeated runs where it has some, else its strict ones."""
+    def loose(cell):
+        return dict(cell, **cell["lenient"]) if cell["lenient"] else cell
+    return {system: {name: dict(loose(entry), each=[loose(run) for run in entry["each"]])
+                     if "each" in entry else loose(entry) for name, entry in by_name.items()}
+            for system, by_name in table.items()}
 
 
 def _answers(runs, name, system):
@@ -1058,7 +1064,7 @@ def _slice_means(parts, table, graded):
                        for metric in _COMPARED + (("ndcg",) if graded else ())}
         means[part]["pooled_support"], means[part]["correct_abstentions"] = {}, None
         for system, by_name in table.items():
-            judged = [run["counts"] for name in names for run in by_name[name]["each"]
+            judged = [run["counts"] for name in names for run in _runs_in(by_name[name])
                       if run["counts"]["supported"] is not None]
             supported = sum(counts["supported"] for counts in judged)
             generated = sum(counts["generated"] for counts in judged)
@@ -1534,7 +1540,7 @@ def _row(entry, explaining):
     """Return what the report gives of one question and system: its scores and counts (the
     means of its runs), how many runs it has, the scores and counts of each where it has
     more than one, its lenient reading, explain() of its run (or of each) and nDCG."""
-    each = entry["each"]
+    each = _runs_in(entry)
     return {"scores": entry["scores"], "counts": entry["counts"], "repeats": len(each),
             "runs": None if len(each) == 1 else [{"scores": cell["scores"],
                                                   "counts": cell["counts"]} for cell in each],
@@ -1552,7 +1558,7 @@ def _review_queue(cases, runs, table):
     for system, by_name in table.items():
         for name, entry in by_name.items():
             labels = [cases[name].get(key) or () for key in ("support",) + _JUDGEMENTS]
-            for run, cell in zip(_answers(runs, name, system), entry["each"]):
+            for run, cell in zip(_answers(runs, name, system), _runs_in(entry)):
                 if cell["counts"]["supported"] is None:
                     continue  # no answer is made, or nothing judges it
                 for claim_id, citations in run["claims"]:
@@ -1599,7 +1605,7 @@ def _summary(data, table, queue, source):
                                     None if decided is None else decided[candidate])
                         for candidate in systems[1:]],
         "disclosures": {system: [(name, tuple(dict.fromkeys(
-            doc_id for cell in entry["each"] if cell["counts"]["disclosed"]
+            doc_id for cell in _runs_in(entry) if cell["counts"]["disclosed"]
             for doc_id in cell["explain"]["disclosed"])))
             for name, entry in by_name.items() if entry["counts"]["disclosed"]]
             for system, by_name in table.items()},
@@ -1625,7 +1631,7 @@ def _unsupported_reasons(table):
     for system, by_name in table.items():
         counted[system] = {}
         for entry in by_name.values():
-            for cell in entry["each"]:  # explained where a claim is unsupported
+            for cell in _runs_in(entry):  # explained where a claim is unsupported
                 for claim_id, reason in cell["explain"] and cell["explain"]["claims"] or ():
                     if reason is not None:
                         counted[system][reason] = counted[system].get(reason, 0) + 1

@@ -1725,9 +1725,11 @@ def _one_value_per_key(pairs):
     is a fault."""
     result = dict(pairs) if pairs else {}  # (dict([]) would take 232 bytes, {} takes 64)
     if len(result) < len(pairs):
-        keys = [key for key, value in pairs]
-        raise EvaluationError("data: repeated key %s in one object" % _shown(next(
-            key for index, key in enumerate(keys) if key in keys[:index])))
+        seen = set()
+        for key, value in pairs:  # the first key seen again, in one pass
+            if key in seen:
+                raise EvaluationError("data: repeated key %s in one object" % _shown(key))
+            seen.add(key)
     return result
 
 

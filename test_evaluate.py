@@ -317,6 +317,17 @@ def owner_answer(*citations, retrieved=("owners", "archive"), k=2):
 class WorkedChecks(TestCase):
     """One check per rule of the contract, in its order: the first that fails names the next."""
 
+    def rule(self, message):
+        """Return a failure's message with the rule, as this check's name states it, first."""
+        return "the rule broken: %s\n%s" % (self.id().split(".")[-1][5:].replace("_", " "),
+                                             message)
+
+    def fail(self, msg=None):  # (what assertRows() calls)
+        super().fail(self.rule(msg))
+
+    def _formatMessage(self, msg, standard):  # (what unittest's own assertions call)
+        return self.rule(super()._formatMessage(msg, standard))
+
     # Validation: validate() checks every input rule before anything is counted.
 
     def test_valid_inputs_come_back_as_their_parts(self):

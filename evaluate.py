@@ -603,12 +603,16 @@ def ndcg(corpus, case, run, *, k=2, corpus_checked=False):
     of the top k over that of the best ranking, where a document's gain is its grade (1
     without grades), divided by log2(rank + 1). 0.0 when nothing relevant is in the top
     k; None when no document is relevant."""
+    validate(corpus, case, run, k, corpus_checked=corpus_checked)
+    return _ndcg(case, run["retrieved"], k)
+
+
+def _ndcg(case, retrieved, k):
+    """Return ndcg() of one question whose inputs are valid."""
     from math import log2
-    relevant, support, retrieved, claims = validate(corpus, case, run, k,
-                                                    corpus_checked=corpus_checked)
-    if not relevant:
+    if not case["relevant"]:
         return None
-    gains = case.get("grades") or dict.fromkeys(relevant, 1)
+    gains = case.get("grades") or dict.fromkeys(case["relevant"], 1)
     gained = sum(gains.get(doc_id, 0) / log2(rank + 1)
                  for rank, doc_id in enumerate(retrieved[:k], start=1))
     best = sum(gain / log2(rank + 1)
@@ -635,7 +639,7 @@ def _scored(corpus, cases, runs, systems, k, explaining, summing):
         counts = tally(corpus, case, run, k=k, corpus_checked=True)
         cell = {"scores": evaluate(corpus, case, run, k=k, corpus_checked=True),
                 "counts": counts,
-                "ndcg": ndcg(corpus, case, run, k=k, corpus_checked=True) if graded else None,
+                "ndcg": _ndcg(case, run["retrieved"], k) if graded else None,  # valid: tallied
                 "explain": None, "lenient": None}
         if explaining or summing and (counts["supported"] != counts["generated"]
                                       or counts["disclosed"]):
@@ -675,8 +679,8 @@ def _mean(values, exact=False):
         return None
     if exact:  # counts: ints, so a mean is an int or a fraction such as 3/2
         from fractions import Fraction
-        mean = Fraction(sum(present), len(present))
-        return mean.numerator if mean.denominator == 1 else mean
+        total, count = sum(present), len(present)
+        return total // count if total % count == 0 else Fraction(total, count)
     return fsum(present) / len(present)
 
 

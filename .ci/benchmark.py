@@ -198,6 +198,8 @@ def at_the_caps():
          lambda: many(rows // systems, systems)),
         ("10 repeated runs a question: %d questions of 2 systems" % (rows // 20),
          lambda: many(rows // 20, 2, repeats=10)),
+        ("4 candidates and a baseline, 3 runs a question, graded: %d questions" % (rows // 15),
+         lambda: graded(rows // 15, 5, repeats=3)),
         ("many answerable questions, most of them moved: as many as the caps allow",
          lambda: filled(answered, rows // 2, size)),
         ("fat runs: 100 retrieved, 100 claims of 5 citations", lambda: filled(fat, rows // 2,
@@ -244,6 +246,26 @@ def many(questions, systems, repeats=1):
         data["runs"]["q%d" % index] = {
             system: run(relevant) if repeats == 1 else [run(relevant) for _ in range(repeats)]
             for system in data["systems"]}
+    return data
+
+
+def graded(questions, systems, repeats):
+    """Return the data of questions with graded relevance whose runs often find and cite what
+    is relevant, each run of each system repeated: values of every size, as real logs have."""
+    rng = random.Random(questions)
+    corpus = ["d%d" % index for index in range(1000)]
+    data = {"k": 5, "systems": ["s%d" % index for index in range(systems)],
+            "corpus": dict.fromkeys(corpus, "t"), "cases": {}, "runs": {}}
+    for index in range(questions):
+        relevant = rng.sample(corpus, rng.randint(1, 4))
+        data["cases"]["q%d" % index] = {
+            "relevant": relevant, "grades": {doc: rng.randint(1, 3) for doc in relevant},
+            "support": {"c%d" % claim: [doc] for claim, doc in enumerate(relevant)}}
+        data["runs"]["q%d" % index] = {system: [{
+            "retrieved": rng.sample(sorted(set(relevant + rng.sample(corpus, 6))), 5),
+            "claims": [["c%d" % claim, [rng.choice(relevant + corpus[:3])]]
+                       for claim in range(rng.randint(0, len(relevant)))]}
+            for _ in range(repeats)] for system in data["systems"]}
     return data
 
 

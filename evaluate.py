@@ -269,13 +269,14 @@ def _check_k(k):
 # counted, scored and explained. Below END, only its public functions are used.
 # ============================================================================
 
-def validate(corpus, case, run, k, *, corpus_checked=False):
+def validate(corpus, case, run, k, *, corpus_checked=False, case_checked=False):
     """Check every input rule; return (relevant, support, retrieved, claims), the very
     objects checked. With corpus_checked=True, the corpus is only looked up, not checked
-    again: a corpus that many questions share is checked once."""
+    again: a corpus that many questions share is checked once; with case_checked=True,
+    so is the case, checked once with this corpus for the runs of many systems."""
     if not corpus_checked:
         _check_corpus(corpus)
-    fields = _checked_case(case, corpus)
+    fields = case if case_checked else _checked_case(case, corpus)
     answer = _checked_fields(run, "run", _RUN_KEYS, corpus)
     _check_k(k)
     return fields["relevant"], fields["support"], answer["retrieved"], answer["claims"]
@@ -360,8 +361,7 @@ def _scores(counts):
 
 
 def _labels(case):
-    """Return {claim ID: sources} of each claim judged supported; None when nothing judges
-    an answer: no "support" and nothing reviewers recorded."""
+    """Return {claim ID: sources} of each claim judged supported; None if nothing judges one."""
     if case["support"] is None and not any(key in case for key in _JUDGEMENTS):
         return None
     # An optional claim (judged supported, not expected) counts, but covers nothing.
@@ -409,7 +409,7 @@ def _disclosed(restricted, retrieved, claims, k):
     return tuple(doc_id for doc_id in restricted if doc_id in exposed)
 
 
-def tally(corpus, case, run, *, k=2, corpus_checked=False):
+def tally(corpus, case, run, *, k=2, corpus_checked=False, case_checked=False):
     """Validate (see validate()); return the counts behind every metric of one question.
 
     relevant    documents labelled relevant
@@ -423,8 +423,8 @@ def tally(corpus, case, run, *, k=2, corpus_checked=False):
     covered     expected claims among the supported ones (None as supported or expected is)
     disclosed   restricted documents in the top k or cited (a fact, not a score)
     """
-    relevant, support, retrieved, claims = validate(corpus, case, run, k,
-                                                    corpus_checked=corpus_checked)
+    relevant, support, retrieved, claims = validate(
+        corpus, case, run, k, corpus_checked=corpus_checked, case_checked=case_checked)
     ranks = _hit_ranks(relevant, retrieved, k)
     labels = _labels(case)
     judged = labels is not None and claims is not None  # an answer, and labels to judge it
@@ -444,12 +444,13 @@ def tally(corpus, case, run, *, k=2, corpus_checked=False):
     }
 
 
-def evaluate(corpus, case, run, *, k=2, corpus_checked=False):
+def evaluate(corpus, case, run, *, k=2, corpus_checked=False, case_checked=False):
     """Validate one question's inputs and return its six metrics in order."""
-    return _scores(tally(corpus, case, run, k=k, corpus_checked=corpus_checked))
+    return _scores(tally(corpus, case, run, k=k, corpus_checked=corpus_checked,
+                         case_checked=case_checked))
 
 
-def explain(corpus, case, run, *, k=2, corpus_checked=False):
+def explain(corpus, case, run, *, k=2, corpus_checked=False, case_checked=False):
     """Validate like evaluate(); return why each claim is unsupported, what is uncovered,
     and what was disclosed, each a tuple:
 
@@ -463,8 +464,8 @@ def explain(corpus, case, run, *, k=2, corpus_checked=False):
                 None when no answer is made or no claim is expected
     disclosed   restricted documents in the top k or cited, in case["restricted"]'s order
     """
-    relevant, support, retrieved, claims = validate(corpus, case, run, k,
-                                                    corpus_checked=corpus_checked)
+    relevant, support, retrieved, claims = validate(
+        corpus, case, run, k, corpus_checked=corpus_checked, case_checked=case_checked)
     disclosed = _disclosed(case.get("restricted", ()), retrieved, claims or (), k)
     labels = _labels(case)
     if labels is None or claims is None:
@@ -527,17 +528,14 @@ def _per_system(corpus, cases, runs, systems, k, score):
     results = {system: {} for system in systems}
     for name, case in cases.items():
         _check_name(name, "cases")
-        try:
-            _check_runs_of(runs, name, systems[0])  # once, not once for each system
-            for system in systems:
-                results[system][name] = _system_runs(runs[name], name, system,
-                                                     lambda run: score(case, run))
-        except EvaluationError:
-            try:  # a fault that the case shows alone is the case's, whichever run met it
-                validate(corpus, case, _NO_RUN, k, corpus_checked=True)
-            except EvaluationError as fault:
-                raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
-            raise
+        try:  # each case is checked once, then only its runs are, with case_checked=True
+            validate(corpus, case, _NO_RUN, k, corpus_checked=True)
+        except EvaluationError as fault:
+            raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
+        _check_runs_of(runs, name, systems[0])  # once, not once for each system
+        for system in systems:
+            results[system][name] = _system_runs(runs[name], name, system,
+                                                 lambda run: score(case, run))
     return results
 
 
@@ -586,24 +584,24 @@ def tally_system(corpus, cases, runs, system, *, k=2):
     name, and the corpus serves every case."""
     _check_name(system, "system")
     return _per_system(corpus, cases, runs, (system,), k, lambda case, run: tally(
-        corpus, case, run, k=k, corpus_checked=True))[system]
+        corpus, case, run, k=k, corpus_checked=True, case_checked=True))[system]
 
 
 def explain_system(corpus, cases, runs, system, *, k=2):
     """Return {case name: explain()} of one system, as tally_system() does."""
     _check_name(system, "system")
     return _per_system(corpus, cases, runs, (system,), k, lambda case, run: explain(
-        corpus, case, run, k=k, corpus_checked=True))[system]
+        corpus, case, run, k=k, corpus_checked=True, case_checked=True))[system]
 
 
 # --- Graded relevance -------------------------------------------------------------
 
-def ndcg(corpus, case, run, *, k=2, corpus_checked=False):
+def ndcg(corpus, case, run, *, k=2, corpus_checked=False, case_checked=False):
     """Validate like evaluate(); return nDCG@k as trec_eval's ndcg_cut gives it: the gain
     of the top k over that of the best ranking, where a document's gain is its grade (1
     without grades), divided by log2(rank + 1). 0.0 when nothing relevant is in the top
     k; None when no document is relevant."""
-    validate(corpus, case, run, k, corpus_checked=corpus_checked)
+    validate(corpus, case, run, k, corpus_checked=corpus_checked, case_checked=case_checked)
     return _ndcg(case, run["retrieved"], k)
 
 
@@ -635,19 +633,20 @@ def _scored(corpus, cases, runs, systems, k, explaining, summing):
     those a summary counts (summing): the runs with an unsupported claim or a disclosure."""
     graded = any("grades" in case for case in cases.values())
 
+    checked = {"k": k, "corpus_checked": True, "case_checked": True}  # see _per_system()
+
     def score(case, run):  # one run: a strict cell with a lenient one beside it, or None
-        counts = tally(corpus, case, run, k=k, corpus_checked=True)
-        cell = {"scores": evaluate(corpus, case, run, k=k, corpus_checked=True),
-                "counts": counts,
+        counts = tally(corpus, case, run, **checked)
+        cell = {"scores": evaluate(corpus, case, run, **checked), "counts": counts,
                 "ndcg": _ndcg(case, run["retrieved"], k) if graded else None,  # valid: tallied
                 "explain": None, "lenient": None}
         if explaining or summing and (counts["supported"] != counts["generated"]
                                       or counts["disclosed"]):
-            cell["explain"] = explain(corpus, case, run, k=k, corpus_checked=True)
+            cell["explain"] = explain(corpus, case, run, **checked)
         if case.get("disputed"):  # elsewhere the lenient reading is the strict one
-            loose = lenient(case)
-            cell["lenient"] = {"scores": evaluate(corpus, loose, run, k=k, corpus_checked=True),
-                               "counts": tally(corpus, loose, run, k=k, corpus_checked=True)}
+            loose = lenient(case)  # (its sources are the case's: checked with the corpus)
+            cell["lenient"] = {"scores": evaluate(corpus, loose, run, **checked),
+                               "counts": tally(corpus, loose, run, **checked)}
         return cell
     return {system: {name: _entry(found if type(found) is tuple else (found,))
                      for name, found in by_name.items()}

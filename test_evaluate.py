@@ -1370,16 +1370,20 @@ class InputRules(TestCase):
         self.assertEqual([part is original for part, original in zip(parts, originals)],
                          [True] * 4, "validate() returned copies, not the objects it checked")
 
-    def test_a_corpus_checked_once_is_only_looked_up(self):
+    def test_a_corpus_or_a_case_checked_once_is_only_looked_up(self):
         shared = dict(CORPUS, **{"n%d" % index: "A note." for index in range(150)})
-        for function in ("validate", "tally", "evaluate", "explain"):
+        for function in ("validate", "tally", "evaluate", "explain", "ndcg"):
             arguments = dict(inputs(corpus=shared), k=2)
             self.assertEqual(fault_of(getattr(evaluate, function), arguments, "corpus"), "ok")
-            checked = getattr(evaluate, function)(corpus_checked=True, **arguments)
             small = getattr(evaluate, function)(**inputs())
-            self.assertEqual(checked, small, function)  # the same result as the fixture's
-        arguments = dict(run_input(retrieved=("rollback", "zeta")), corpus_checked=True)
-        self.assertEqual(fault_of(evaluate.tally, arguments, 'run["retrieved"]', "zeta"), "ok")
+            for flags in ({"corpus_checked": True}, {"corpus_checked": True,
+                                                     "case_checked": True}):
+                self.assertEqual(getattr(evaluate, function)(**flags, **arguments), small,
+                                 function)  # the same result as the fixture's
+        for flags in ({"corpus_checked": True}, {"case_checked": True}):  # the run: still
+            arguments = dict(run_input(retrieved=("rollback", "zeta")), **flags)
+            self.assertEqual(fault_of(evaluate.tally, arguments, 'run["retrieved"]', "zeta"),
+                             "ok")
 
     def test_a_shown_value_is_its_ascii_repr_cut_to_80_characters(self):
         rng = random.Random(11)

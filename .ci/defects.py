@@ -86,8 +86,8 @@ DEFECTS = {
          '"disclosed": len(_disclosed(case.setdefault("restricted", ())',
          "test_scoring_never_changes_an_input", None),
     "counting without validation":
-        ("""    relevant, support, retrieved, claims = validate(corpus, case, run, k,
-                                                    corpus_checked=corpus_checked)
+        ("""    relevant, support, retrieved, claims = validate(
+        corpus, case, run, k, corpus_checked=corpus_checked, case_checked=case_checked)
     ranks""", """    relevant, support = case["relevant"], case["support"]
     retrieved, claims = run["retrieved"], run["claims"]
     ranks""", "test_counting_starts_with_validation", None),

@@ -73,15 +73,16 @@ def _valid_case(case, corpus):
     return fields
 
 
-def validate(corpus, case, run, k, *, corpus_checked=False):
+def validate(corpus, case, run, k, *, corpus_checked=False, case_checked=False):
     """Check every input rule, in the order corpus, case, run, k, and return the parts the
     scores are made of: (relevant, support, retrieved, claims), the very objects given.
 
     With corpus_checked=True the corpus is trusted and only looked up: a corpus shared by
-    many questions is checked once, by whoever shares it."""
+    many questions is checked once, by whoever shares it. case_checked=True trusts the
+    case in the same way: the runs of many systems share it."""
     if not corpus_checked:
         _check_corpus(corpus)
-    fields = _valid_case(case, corpus)
+    fields = case if case_checked else _valid_case(case, corpus)
     answer = _checked_fields(run, "run", _RUN_KEYS, corpus)
     _check_k(k)
     return fields["relevant"], fields["support"], answer["retrieved"], answer["claims"]
@@ -150,7 +151,7 @@ def _first_broken_rule(claim_id, citations, labels, corpus, top_k):
     return None
 
 
-def _judge_question(corpus, case, run, k, corpus_checked):
+def _judge_question(corpus, case, run, k, checked):
     """Validate, then judge one question. Return a dict of
 
     relevant, support, claims   as validate() returns them
@@ -159,8 +160,7 @@ def _judge_question(corpus, case, run, k, corpus_checked):
                 when no answer is made or nothing judges it
     disclosed   the restricted documents in the top k or cited, in "restricted" order
     """
-    relevant, support, retrieved, claims = validate(corpus, case, run, k,
-                                                    corpus_checked=corpus_checked)
+    relevant, support, retrieved, claims = validate(corpus, case, run, k, **checked)
     top_k = retrieved[:k]  # fewer than k when fewer came back; the slots stay k
     wanted = set(relevant)
     ranks = [rank for rank, doc_id in enumerate(top_k, start=1) if doc_id in wanted]
@@ -182,7 +182,7 @@ def _judge_question(corpus, case, run, k, corpus_checked):
 
 # --- 3. Counting, scoring and explaining ----------------------------------------
 
-def tally(corpus, case, run, *, k=2, corpus_checked=False):
+def tally(corpus, case, run, *, k=2, corpus_checked=False, case_checked=False):
     """Validate (see validate()); return the counts behind every metric of one question.
 
     relevant    documents labelled relevant
@@ -196,7 +196,8 @@ def tally(corpus, case, run, *, k=2, corpus_checked=False):
     covered     expected claims among the supported ones (None as supported or expected is)
     disclosed   restricted documents in the top k or cited (a fact, not a score)
     """
-    judged = _judge_question(corpus, case, run, k, corpus_checked)
+    judged = _judge_question(corpus, case, run, k, {"corpus_checked": corpus_checked,
+                                                     "case_checked": case_checked})
     support, claims, verdicts = judged["support"], judged["claims"], judged["verdicts"]
     supported = covered = None
     if verdicts is not None:
@@ -218,7 +219,7 @@ def tally(corpus, case, run, *, k=2, corpus_checked=False):
     }
 
 
-def evaluate(corpus, case, run, *, k=2, corpus_checked=False):
+def evaluate(corpus, case, run, *, k=2, corpus_checked=False, case_checked=False):
     """Validate one question's inputs and return its six metrics in order:
     precision, recall, rr, support, coverage, abstention_correct (None is n/a).
 
@@ -227,7 +228,8 @@ def evaluate(corpus, case, run, *, k=2, corpus_checked=False):
     Support applies to an answer that is judged and has a claim. Abstention applies
     only to a question with nothing relevant whose expected claims are listed (an
     empty answer is the correct one)."""
-    count = tally(corpus, case, run, k=k, corpus_checked=corpus_checked)
+    count = tally(corpus, case, run, k=k, corpus_checked=corpus_checked,
+                  case_checked=case_checked)
     answerable = count["relevant"] > 0
     has_expected = count["covered"] is not None  # judged, and the expected claims listed
     precision = recall = rr = coverage = abstained = support = None
@@ -245,7 +247,7 @@ def evaluate(corpus, case, run, *, k=2, corpus_checked=False):
             "coverage": coverage, "abstention_correct": abstained}
 
 
-def explain(corpus, case, run, *, k=2, corpus_checked=False):
+def explain(corpus, case, run, *, k=2, corpus_checked=False, case_checked=False):
     """Validate like evaluate(); return why each claim is unsupported, what is uncovered,
     and what was disclosed.
 
@@ -260,7 +262,8 @@ def explain(corpus, case, run, *, k=2, corpus_checked=False):
     disclosed   a tuple of the restricted documents in the top k or cited, in
                 case["restricted"]'s order
     """
-    judged = _judge_question(corpus, case, run, k, corpus_checked)
+    judged = _judge_question(corpus, case, run, k, {"corpus_checked": corpus_checked,
+                                                     "case_checked": case_checked})
     strict, support = judged["verdicts"], judged["support"]
     if strict is None:
         return {"claims": None, "uncovered": None, "disclosed": judged["disclosed"]}

@@ -1586,6 +1586,8 @@ class ManyQuestions(TestCase):
             ({"corpus": {}}, "corpus: expected 1 to 1000000 documents, got 0: {}")]  # a million
         self.assertRows(lambda changes: message_of(evaluate.tally_system, dict(MANY, **changes)),
                         [((changes,), message) for changes, message in rows])
+        self.assertEqual(message_of(evaluate.explain_system, dict(MANY, system=["A"])),
+                         "system: invalid name ['A']" + NAME_RULE)
         bad_b = {"retrieved": (), "claims": (("aurora", "owners"),)}
         rows = [  # faults of one question: (changes, prefix, field, value shown)
             ({"system": "B", "runs": runs_with("owner", A=owner_a, B=bad_b)},
@@ -1640,6 +1642,9 @@ class ManyQuestions(TestCase):
                          evaluate.tally_system(CORPUS, CASES, RUNS, "A"))
 
     def test_repeated_runs_of_a_case_give_a_tuple_of_results_one_per_run(self):
+        one = runs_with("rollback", A=RUNS["rollback"]["A"], B=(RUN,))  # a tuple of one run
+        self.assertEqual(evaluate.tally_system(CORPUS, CASES, one, "B")["rollback"],
+                         (evaluate.tally(CORPUS, CASE, RUN),))
         runs = runs_with("rollback", A=RUNS["rollback"]["A"], B=(RUN, SECOND_RUN, RUN))
         for function, one in ((evaluate.tally_system, evaluate.tally),
                               (evaluate.explain_system, evaluate.explain)):
@@ -1647,6 +1652,19 @@ class ManyQuestions(TestCase):
             self.assertEqual(got["rollback"], tuple(one(CORPUS, CASE, run)
                                                     for run in (RUN, SECOND_RUN, RUN)))
             self.assertEqual(got["owner"], one(CORPUS, CASES["owner"], RUNS["owner"]["B"]))
+
+    def test_repeated_runs_average_both_readings_and_ndcg(self):
+        case = dict(CASES["launch"], grades={"launch": 3})  # bonus has a disputed label
+        second = {"retrieved": ("archive", "launch"), "claims": (("monday", ("launch",)),)}
+        runs = dict(four_questions()["runs"], launch=dict(RUNS["launch"], B=(
+            RUNS["launch"]["B"], second)))
+        result = evaluate.report(four_questions(cases=dict(undisclosing(), launch=case),
+                                                runs=runs))
+        row = result["questions"][0]["systems"]["B"]
+        self.assertEqual((row["scores"]["support"], row["lenient"]["scores"]["support"],
+                          row["lenient"]["counts"]["supported"]), (0.75, 1.0, Fraction(3, 2)))
+        self.assertEqual(row["ndcg"], math.fsum(evaluate.ndcg(CORPUS, case, run) for run in (
+            RUNS["launch"]["B"], second)) / 2)  # 1.0, then 3 / log2(3) over 3
 
     def test_a_fault_in_repeated_runs_names_the_case_the_system_and_the_field(self):
         broken = [(), (RUN,) * 101, (RUN, []), (RUN, SECOND_RUN, run_with(retrieved=["x"]))]
@@ -2398,6 +2416,15 @@ class PairedTest(TestCase):
                                       for run in range(9)) for index in range(36)}
         rows = [((pairs,), ("exact", None, 1)), ((dict(pairs, big=1e300),), ("sampled", 12000, 1))]
         self.assertRows(lambda after: moved_from_zero(after, "method", "samples", "p"), rows)
+        # So fine a unit is not summed in: the mean is the floats', near the exact one, and an
+        # infinity past the largest float.
+        mean = moved_from_zero(dict(pairs, big=1e300), "mean")[0]
+        self.assertTrue(abs(mean - 1e300 / 37) <= 1e-12 * mean, mean)
+        largest = 1.7976931348623157e308
+        for sign in (1, -1):
+            tested = evaluate.paired_test(dict(dict.fromkeys(pairs, 0), big=-sign * largest),
+                                          dict(pairs, big=sign * largest))
+            self.assertEqual((tested["method"], tested["mean"]), ("sampled", sign * math.inf))
 
     def test_more_moved_questions_are_counted_exactly_within_22_million_steps(self):
         # All up by 600011 but one down by d, in whole units: counting takes sums of 0 to d for
@@ -2511,6 +2538,8 @@ class RealJudgements(TestCase):
                 ((GRADED, nothing, 2), 0.0), ((CASES["region"], nothing, 2), None)]
         self.assertRows(lambda case, run, k: evaluate.ndcg(CORPUS, case, run, k=k), rows)
         self.assertEqual(evaluate.ndcg(CORPUS, GRADED, run), 2 / (3 + 2 / math.log2(3)))  # k=2
+        self.assertEqual(fault_of(evaluate.ndcg, dict(inputs(corpus={}), k=2), "corpus", {}),
+                         "ok")  # like every function of one question, it checks the corpus
 
     def test_ndcg_agrees_with_an_oracle_written_apart(self):
         def oracle(grades, retrieved, k):  # in plain loops: each gain over log2(rank + 1)

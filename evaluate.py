@@ -1114,8 +1114,9 @@ def _paired_on(table, baseline, candidate, names, metric, groups, read):
     return _paired(values[0], values[1], groups)
 
 
-def _comparison(data, readings, parts, candidate, groups, decision):
-    """Return the comparison of one candidate with the baseline."""
+def _comparison(data, readings, parts, candidate, groups, decision, read):
+    """Return the comparison of one candidate with the baseline; read holds the fraction
+    of each value read so far (see _paired_on())."""
     baseline, strict, manifests = data["systems"][0], readings["strict"], data["manifests"]
     changes = []
     for name, entry in strict[baseline].items():
@@ -1133,7 +1134,7 @@ def _comparison(data, readings, parts, candidate, groups, decision):
                 lenient_changes.append((item["case"], item["verdict"], turned))
     verdicts, answerable = {item["case"]: item["verdict"] for item in changes}, parts["answerable"]
     units = len(answerable if groups is None else {groups[name] or (name,) for name in answerable})
-    graded, read = any("grades" in case for case in data["cases"].values()), {}
+    graded = any("grades" in case for case in data["cases"].values())
     metrics = _COMPARED + (("ndcg",) if graded else ())
     return {
         "baseline": baseline, "candidate": candidate,
@@ -1424,13 +1425,12 @@ def _decision(plan, strict, loose):
     return all(judged["accepted"] for judged in taken)
 
 
-def _significance_tests(policy, table, systems, parts, groups):
+def _significance_tests(policy, table, systems, parts, groups, read):
     """Return {candidate: its declared paired test from the baseline on the answerable
     slice, with the level Holm's method compares its p with}; {} without the rule."""
     if "significance" not in policy:
         return {}
     metric, alpha = policy["significance"]["metric"], policy["significance"]["alpha"]
-    read = {}
     tests = {candidate: _paired_on(table, systems[0], candidate, parts["answerable"], metric,
                                    groups, read) for candidate in systems[1:]}
     # Holm's step-down method: the i-th smallest of m p values is compared with
@@ -1445,13 +1445,13 @@ def _significance_tests(policy, table, systems, parts, groups):
     return tests
 
 
-def _decisions(data, readings, parts, groups):
+def _decisions(data, readings, parts, groups, read):
     """Return the decision on each system, the baseline judged alone first, then each
     candidate against it."""
     policy, systems = data["policy"], data["systems"]
     judged = {system: {} for system in systems}
     for reading, table in readings.items():
-        tests = _significance_tests(policy, table, systems, parts, groups)
+        tests = _significance_tests(policy, table, systems, parts, groups, read)
         judged[systems[0]][reading] = _judged(policy, table[systems[0]], None)
         for candidate in systems[1:]:
             judged[candidate][reading] = _judged(policy, table[candidate], table[systems[0]],
@@ -1598,14 +1598,15 @@ def _summary(data, table, queue, source):
     unreviewed = dict.fromkeys(systems, 0)
     for system, name, claim_id, citations in queue:
         unreviewed[system] += 1
-    decided = None if policy is None else _decisions(data, readings, parts, groups)
+    read = {}  # the fraction each value stands for, read once for every paired test
+    decided = None if policy is None else _decisions(data, readings, parts, groups, read)
     return {
         "slices": parts,
         "means": _slice_means(parts, table, graded),
         "disputed_labels": disputed or None,
         "lenient_means": _slice_means(parts, readings["lenient"], graded) if disputed else None,
         "comparisons": [_comparison(data, readings, parts, candidate, groups,
-                                    None if decided is None else decided[candidate])
+                                    None if decided is None else decided[candidate], read)
                         for candidate in systems[1:]],
         "disclosures": {system: [(name, tuple(dict.fromkeys(
             doc_id for cell in _runs_in(entry) if cell["counts"]["disclosed"]

@@ -21,54 +21,57 @@ memory):
 - python demo.py --data FILE --summary on 20,000 questions that share a
   corpus of 200,000 documents, as a whole process, and the plain table;
 - with --limits, demo.py --data on the largest and most hostile files that
-  the caps of a data file allow (evaluate.py: 30,000,000 bytes, 3,000,000
-  values, that is [, { and , outside strings, 1,000 systems, 150,000 rows
-  of questions times systems), each with the table, --summary, --explain,
-  --json and all three at once: CPU seconds and peak resident MB of each
-  whole process, from os.wait4(). Each file is written by a process of its
-  own, as a child started from a large process counts that one's memory as
-  its own peak.
+  the caps of a data file allow (evaluate.py: 30,000,000 bytes, 1,000
+  systems, 150,000 runs in all, each repeated run counted), each with the
+  table, --summary, --explain, --json and all three at once: CPU seconds
+  and peak resident MB of each whole process, from os.wait4(). Each file is
+  written by a process of its own, as a child started from a large process
+  counts that one's memory as its own peak.
 
 It is a measurement, not a test: nothing here passes or fails. Measured on
-CPython 3.8.18 on a 2-core machine, 2026-12-03 (seconds; peak MB):
+CPython 3.8.18 on a 2-core machine, 2026-12-04, while other work shared it
+(seconds; peak MB):
 
-- 100 questions: 0.00-0.25 s; 1,000: 0.14-0.43 s; 5,000: 0.30-2.15 s;
-  peaks under 6 MB;
-- 5,000 ratios with b up to 5,000: 2.0 s; up to 10**6: 1.9 s;
-- 36 moved with no small unit, listed: 0.3 s, 7 MB; 36 moved extreme
+- 100 questions: 0.00-0.16 s; 1,000: 0.07-0.25 s; 5,000: 0.15-3.6 s (the
+  most for 5,000 arbitrary floats, drawn question by question); peaks under
+  6 MB;
+- 36 moved with no small unit, listed: 1.1 s, 7 MB; 36 moved extreme
   floats, listed: 0.2 s, 40 MB;
-- 100,000 arbitrary floats: 37.5 s, 94 MB; 100,000 ratios with b up to
-  10**6: 32.1 s, 92 MB, about seventeen times the cost of 5,000: it grows
-  linearly. Each value is read as an exact fraction first (about a fifth
-  of the time, and most of the memory); the code before that took 28 s
-  for the first of these on the same machine (57 MB when last measured);
-- demo.py --summary on 20,000 questions and 200,000 documents: 5.2 s and
-  230 MB as a whole process (the machine is noisy, runs of one input
-  differ by a fifth); the plain table 3.2 s.
+- 100,000 arbitrary floats: 30.2 s, 99 MB; 100,000 ratios with b up to
+  10**6: 31.9 s, 97 MB: it grows linearly, about 0.3 ms a moved question,
+  and a sampled test's cost grows so with the questions that moved, for
+  each metric and each candidate of a report;
+- demo.py --summary on 20,000 questions and 200,000 documents: 10.0 s and
+  243 MB as a whole process; the plain table 5.2 s. Each run of a report is
+  scored by the contract's public functions, the counts and the six values
+  by a call each, validated each time: about 1.6 times the cost of the code
+  that counted once behind the contract's back.
 
 --limits, CPU seconds and peak MB for the table / --summary / --explain /
---json / all three (each within 30 s and 1 GB; measured while other work
-shared the machine, so a little high):
+--json / all three (each within 30 s and 1 GB):
 
-- 75,000 questions of 2 systems (17 MB, 2.1 million values): 8.8 / 13.8 /
-  9.1 / 9.1 / 18.9 s, 427 / 555 / 552 / 514 / 730 MB;
-- 150 questions of 1,000 systems (11 MB): 5.3 / 10.9 / 7.0 / 6.7 / 16.7 s,
-  314 / 369 / 441 / 407 / 589 MB;
-- 69,743 answerable questions of 2 systems, most moved (21 MB): 10.1 /
-  21.6 / 15.1 / 10.5 / 21.5 s, 473 / 623 / 631 / 548 / 810 MB; the sampled
-  paired test draws 12,000 times over the moved questions of each ratio;
-- fat runs, 100 retrieved and 100 claims of 5 citations (21 MB, 3 million
-  values): 2.6-4.6 s, 276-342 MB; 50 agreed and 50 disputed labels a case:
-  3.5-7.0 s, 276-327 MB;
-- 75,000 questions, the rest of the 3 million values an ignored key of
-  {"a": "bc"} (23 MB): 7.9-17.7 s, 558-894 MB, the most memory measured;
-  an ignored key of 1.5 million {}: 1.6-2.2 s, 392 MB;
-- refused at once: {} filling 30 MB (20 million values): 0.2 s, 77 MB;
-  100,000,000 bytes of {} (10.7 GB before the caps): 0.0 s, 13 MB; NaN
-  after a 99 MB string: 0.0 s, 13 MB; 20,001 systems: 0.1 s, 13 MB;
-- faults placed: NaN after a 30 MB string, 0.3 s, 68 MB; a key repeated
-  in a 1,000,000-document corpus, 3.6 s, 329 MB; 1,000 systems, the last a
-  repeat, 0.1 s.
+- 75,000 questions of 2 systems (17 MB): 8.7 / 17.3 / 11.9 / 9.2 / 19.7 s,
+  453 / 550 / 596 / 547 / 678 MB;
+- 150 questions of 1,000 systems (11 MB): 5.5 / 12.4 / 8.0 / 6.1 / 14.1 s,
+  344 / 452 / 487 / 435 / 611 MB;
+- 7,500 questions of 2 systems, 10 repeated runs each (11 MB): 6.3 / 9.1 /
+  8.7 / 6.9 / 11.1 s, 357 / 401 / 494 / 434 / 525 MB;
+- 10,000 questions of a baseline and 4 candidates, 3 runs each, graded (15
+  MB): 11.0 / 27.4 / 13.9 / 11.6 / 29.2 s, 485 / 557 / 653 / 595 / 736 MB,
+  the slowest: values of every size make 24 sampled paired tests, drawn
+  question by question;
+- 75,000 answerable questions of 2 systems, most moved (23 MB): 9.8 /
+  21.2 / 13.3 / 10.5 / 23.6 s, 534 / 676 / 729 / 633 / 809 MB;
+- fat runs, 100 retrieved and 100 claims of 5 citations (30 MB): 3.7-5.6 s,
+  395-494 MB; 50 agreed and 50 disputed labels a case: 6.5-9.8 s, 395-471
+  MB;
+- 75,000 questions, the rest of the 30 MB an ignored key of {"a": "bc"}:
+  9.8-20.5 s, 751-975 MB, the most memory measured; the byte cap filled
+  with [] or with {}: 5-6 s, 765 and 841 MB (no count of values caps these
+  any more: the byte cap bounds them);
+- refused at once: 100,000,000 bytes: 0.0 s, 14 MB; NaN after a 30 MB
+  string: 0.1 s, 68 MB; 20,001 systems: 0.0 s; a key repeated at the end of
+  a 1,000,000-document corpus: 1.0 s, 307 MB.
 """
 import json
 import os

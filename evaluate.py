@@ -662,7 +662,7 @@ def _entry(cells):
     loose = [cell["lenient"] or cell for cell in cells]
     return {"scores": _means([cell["scores"] for cell in cells]),
             "counts": _means([cell["counts"] for cell in cells], exact=True),
-            "ndcg": _mean([cell["ndcg"] for cell in cells]), "explain": None,
+            "ndcg": _mean([cell["ndcg"] for cell in cells]),
             "lenient": None if cells[0]["lenient"] is None else {
                 "scores": _means([cell["scores"] for cell in loose]),
                 "counts": _means([cell["counts"] for cell in loose], exact=True)},
@@ -1365,7 +1365,7 @@ _RULES = {  # rule: (its checker, its findings), in the order findings are liste
 _SETTINGS = {"tolerance": _check_number, "unresolved": _check_plan}  # they judge nothing
 
 
-def _check_policy(policy, answerable, graded=True):
+def _check_policy(policy, answerable, graded):
     """Check a policy and each rule it has; answerable maps each question name to True
     when the question is answerable, and graded says whether some case has grades."""
     rules = str(tuple(_RULES))  # named in full in messages, never cut

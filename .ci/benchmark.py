@@ -37,10 +37,11 @@ CPython 3.8.18 on a 2-core machine, 2026-12-04, while other work shared it
   6 MB;
 - 36 moved with no small unit, listed: 1.1 s, 7 MB; 36 moved extreme
   floats, listed: 0.2 s, 40 MB;
-- 100,000 arbitrary floats: 30.2 s, 99 MB; 100,000 ratios with b up to
-  10**6: 31.9 s, 97 MB: it grows linearly, about 0.3 ms a moved question,
-  and a sampled test's cost grows so with the questions that moved, for
-  each metric and each candidate of a report;
+- 100,000 arbitrary floats: 23.7 s, 99 MB; 100,000 ratios with b up to
+  10**6: 23.5 s, 96 MB, with nothing else running (30.2 and 31.9 s while
+  other work shared the machine): it grows linearly, about 0.24 ms a moved
+  question, and a sampled test's cost grows so with the questions that
+  moved, for each metric and each candidate of a report;
 - demo.py --summary on 20,000 questions and 200,000 documents: 5.6 s and
   248 MB as a whole process; the plain table 2.9 s. Each run of a report is
   scored by the contract's public functions, the counts and the six values

@@ -1,6 +1,6 @@
 """Score recorded RAG outputs, one question at a time, against frozen labels.
 
-evaluate(corpus, case, run, *, k=2) returns six values for one question:
+evaluate(corpus, case, run, *, k=2) returns a dict of six values for one question:
 
     precision    relevant IDs in the top k / k (fixed slots, even if fewer came back)
     recall       relevant IDs in the top k / relevant IDs
@@ -14,15 +14,15 @@ labelled source of that claim within the top k (strict citations). A value
 that does not apply is None, shown as n/a and never counted as 0: retrieval
 and coverage with no relevant document, support with no claim, abstention on
 an answerable question, every answer value when no answer is made or nothing
-judges it, and coverage and abstention when no claim is listed as expected.
+judges it, coverage and abstention when case["support"] is None (none expected).
 
 Every input is validated first. A fault raises EvaluationError, a ValueError
 whose message starts with the field at fault and shows the value. Inputs are
 never modified. Nothing here reads text, extracts claims or calls a model.
 
-The file reads from top to bottom, each part using only what is above it: the
-shapes of the inputs, the contract of one question between its START and END
-lines, then many questions, comparisons, the paired test, the policy, the report.
+Each section below uses only itself and what is above it: faults, shapes, the
+contract of one question (START to END), many questions, graded relevance, the
+scored table, the paired test, comparing, deciding, one report, data from a file.
 """
 
 __all__ = ["EvaluationError", "validate", "lenient", "tally", "evaluate", "explain",
@@ -335,9 +335,9 @@ def lenient(case):
 
 def _hit_ranks(relevant, retrieved, k):
     """Return a list of the ranks of the relevant documents in the top k, counting from 1."""
-    permitted = set(relevant)
+    relevant_set = set(relevant)
     # Only the top k count: a relevant document ranked k + 1 is no hit.
-    return [rank for rank, doc_id in enumerate(retrieved[:k], start=1) if doc_id in permitted]
+    return [rank for rank, doc_id in enumerate(retrieved[:k], start=1) if doc_id in relevant_set]
 
 
 def _scores(counts):
@@ -345,7 +345,7 @@ def _scores(counts):
     # n/a is never 0: a metric that does not apply to this question is None.
     answerable, first_hit = counts["relevant"] > 0, counts["first_hit"]
     judged = counts["supported"] is not None  # an answer was made, and labels judge it
-    expected = counts["covered"] is not None  # ... and the labels list what it should say
+    listed = counts["covered"] is not None  # ... and case["support"] lists what it should say
     return {
         # Fixed slots: the denominator is k even when fewer documents came back.
         "precision": counts["hits"] / counts["k"] if answerable else None,
@@ -354,9 +354,9 @@ def _scores(counts):
         "rr": (1 / first_hit if first_hit else 0.0) if answerable else None,
         "support": counts["supported"] / counts["generated"]
         if judged and counts["generated"] else None,
-        "coverage": counts["covered"] / counts["expected"] if expected and answerable else None,
+        "coverage": counts["covered"] / counts["expected"] if listed and answerable else None,
         # An empty answer models abstention, whatever a refusal would say.
-        "abstention_correct": not counts["generated"] if expected and not answerable else None,
+        "abstention_correct": not counts["generated"] if listed and not answerable else None,
     }
 
 
@@ -419,7 +419,7 @@ def tally(corpus, case, run, *, k=2, corpus_checked=False, case_checked=False):
     generated   claims in the answer; None when the run makes no answer
     supported   generated claims that are supported; None when no answer is made or
                 nothing judges it
-    expected    claims labelled in "support"; None when the case lists none
+    expected    claims labelled in "support"; None when case["support"] is None
     covered     expected claims among the supported ones (None as supported or expected is)
     disclosed   restricted documents in the top k or cited (a fact, not a score)
     """
@@ -445,7 +445,7 @@ def tally(corpus, case, run, *, k=2, corpus_checked=False, case_checked=False):
 
 
 def evaluate(corpus, case, run, *, k=2, corpus_checked=False, case_checked=False):
-    """Validate one question's inputs and return its six metrics in order."""
+    """Validate one question's inputs and return a dict of its six metrics, in order."""
     return _scores(tally(corpus, case, run, k=k, corpus_checked=corpus_checked,
                          case_checked=case_checked))
 
@@ -461,7 +461,7 @@ def explain(corpus, case, run, *, k=2, corpus_checked=False, case_checked=False)
                 "only a disputed label supports it" where the lenient reading supports
                 it. None when no answer is made or nothing judges it
     uncovered   expected claim IDs, in label order, that no supported claim covers;
-                None when no answer is made or no claim is expected
+                None when no answer is made or case["support"] is None
     disclosed   restricted documents in the top k or cited, in case["restricted"]'s order
     """
     relevant, support, retrieved, claims = validate(

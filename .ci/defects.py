@@ -59,7 +59,7 @@ DEFECTS = {
         ('counts["supported"] / counts["generated"]', 'counts["supported"] / max(1, counts["expected"])',
          "test_support_divides_by_the_generated_claims", None),
     "abstention inverted":
-        ("not counts[\"generated\"] if expected", "bool(counts[\"generated\"]) if expected",
+        ("not counts[\"generated\"] if listed", "bool(counts[\"generated\"]) if listed",
          "test_abstaining_is_correct_only_on_an_unanswerable_question", None),
     "ranks counted from 0":
         ("enumerate(retrieved[:k], start=1) if", "enumerate(retrieved[:k]) if",

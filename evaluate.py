@@ -72,25 +72,25 @@ def _check_keys(mapping, field, known=()):
         if type(key) is not str:
             raise _invalid(field, "expected keys that are str, got %s", key)
         if known and key not in known and key.isascii() and key.isprintable():
-            typo_of = next((word for word in known if _edits(key.lower(), word) <= 2), None)
+            word = key.lower()
+            letters = set(word)  # a typo adds or drops at most four letters of the set it uses
+            typo_of = next((target for target in known if abs(len(target) - len(word)) <= 2
+                            and len(letters ^ set(target)) <= 4 and _edits(word, target) <= 2),
+                           None)
             if typo_of:
                 raise _invalid('%s["%s"]' % (field, key), "unknown key; did you mean %s?",
                                typo_of)
 
 
 def _edits(word, target):
-    """Return how many letters to add, leave out or change to turn word into target, or 3
-    when it takes more than two."""
-    # An edit adds or drops at most two letters of the set of letters a word uses.
-    if abs(len(word) - len(target)) > 2 or len(set(word) ^ set(target)) > 4:
-        return 3
+    """Return how many letters to add, leave out or change to turn word into target."""
     row = list(range(len(target) + 1))  # edits from the start of word to each of target's
     for i, letter in enumerate(word, start=1):
         previous, row[0] = row[0], i
         for j, wanted in enumerate(target, start=1):
             previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1,
                                            previous + (letter != wanted))
-    return min(row[-1], 3)
+    return row[-1]
 
 
 # --- The shapes of the inputs ---------------------------------------------------

@@ -1,41 +1,105 @@
 """Print the scores of systems A and B on the fixture, question by question.
 
-    python demo.py                   the per-question table
-    python demo.py --explain         and why each unsupported claim is unsupported
-    python demo.py --summary         verdicts, changes, averages, paired tests, decisions
-    python demo.py --json            the report of the other options, as JSON for programs
-    python demo.py --gate            exit with status 3 unless every candidate is accepted,
-                                     saying why on standard error, a line per candidate
-    python demo.py --data FILE.json  any of these for your own data (see the README)
+    python demo.py
 
-Options combine, in any order. Exit status: 0 printed; 1 a fault in the data; 2 an unknown
-option; 3 see --gate; 74 output not written; 130 interrupted; 141 the reader stopped first.
+Each row is one question and one system, the values evaluate() gives.
 """
 import sys
 
-from evaluate import EvaluationError, cell, load_data, p_text, report
-from fixtures import CASES, CORPUS, POLICY, RUNS
+from evaluate import evaluate
+from fixtures import CASES, CORPUS, RUNS
 
-USAGE = "usage: python demo.py [--summary] [--explain] [--json] [--gate] [--data FILE.json]"
-OPTIONS = ("--summary", "--explain", "--json", "--gate")
-NOT_ACCEPTED = 3  # with --gate: some candidate is not accepted, or no policy decided
+COLUMNS = ("P@%d", "R@%d", "RR@%d", "support", "coverage", "abstention")
+
+
+def cell(value):
+    """Return a value as the table shows it: two decimals, None as n/a, a
+    bool as yes or no."""
+    if value is None:
+        return "n/a"
+    if value is True or value is False:  # before numbers: a bool is an int
+        return "yes" if value else "no"
+    return "%.2f" % value
+
+
+def table_lines(rows, k=2):
+    """Return the per-question table: a header, then a line for each
+    ('case system', its six values) of rows."""
+    header = " ".join(label.replace("%d", str(k)) for label in COLUMNS)
+    lines = ["case system | " + header]
+    for where, values in rows:
+        lines.append("%s | %s" % (where, " ".join(map(cell, values))))
+    return lines
+
+
+def fixture_rows(k=2):
+    """Return ('case system', the six values evaluate() gives) of each run
+    of the fixture, in the order of its cases and systems."""
+    rows = []
+    for name, case in CASES.items():
+        for system, run in RUNS[name].items():
+            values = evaluate(CORPUS, case, run, k=k).values()
+            rows.append(("%s %s" % (name, system), values))
+    return rows
+
+
+# END OF THE LAB'S DEMO: a course lab's demo.py is the part above and LAB_MAIN.
+# Below, the full module's options: report, compare, decide, read data files.
+
+from evaluate import MEASURES, EvaluationError, load_data, p_text, report  # noqa: E402
+from fixtures import POLICY  # noqa: E402
+
+LAB_MAIN = '''
+
+def main():
+    """Print the per-question table of the fixture; return 0."""
+    print("\\n".join(table_lines(fixture_rows())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+USAGE = """\
+usage: python demo.py [--summary] [--explain] [--json] [--gate] [--data FILE.json]
+       python demo.py --lab FOLDER [--exercise]
+
+  (no option)        the per-question table of the fixture
+  --explain          and why each unsupported claim is unsupported
+  --summary          verdicts, changes, slice means, paired tests, decisions
+  --json             the report of the other options, as one line of JSON
+  --gate             exit with status 3 unless every candidate is accepted,
+                     saying why on standard error, a line per candidate
+  --data FILE.json   any of these for your own data (see the README)
+  --lab FOLDER       write a course lab into a new or empty folder; with
+                     --exercise, the rules of one question left to write
+
+Exit status: 0 printed; 1 a fault in the data or the folder; 2 an unknown
+option; 3 see --gate; 74 output not written; 130 interrupted; 141 the reader
+stopped first.
+"""
+OPTIONS = ("--summary", "--explain", "--json", "--gate", "--exercise")
+NOT_ACCEPTED = 3  # with --gate: some candidate is not accepted
+WIDTH = 160  # the widest line of the summary
+LISTED = 20  # the most changed questions listed for all candidates together
 
 
 def fixture_data():
-    """Return the fixture as the parts a report is made of: systems A, then B, at k=2."""
-    return {"k": 2, "systems": ("A", "B"), "corpus": CORPUS, "cases": CASES, "runs": RUNS,
-            "policy": POLICY, "manifests": None}
+    """Return the fixture as the parts a report is made of: A, then B, k=2."""
+    return {"k": 2, "systems": ("A", "B"), "corpus": CORPUS, "cases": CASES,
+            "runs": RUNS, "policy": POLICY, "manifests": None}
 
 
 def labels(k):
-    """Return the column label of each metric of the report at cutoff k, nDCG last."""
-    return {"precision": "P@%d" % k, "recall": "R@%d" % k, "rr": "RR@%d" % k,
-            "support": "support", "coverage": "coverage", "abstention_correct": "abstention",
-            "ndcg": "nDCG@%d" % k}
+    """Return the label of each measure at cutoff k."""
+    return {name: measure["label"].replace("%d", str(k))
+            for name, measure in MEASURES.items()}
 
 
 def listed(names, width=100):
-    """Return names joined by commas, cut to about `width` characters with a count of all."""
+    """Return names joined by commas, cut to about `width` characters with a
+    count of all."""
     shown = []
     for name in names:
         if shown and len(", ".join(shown + [name])) > width:
@@ -45,303 +109,552 @@ def listed(names, width=100):
 
 
 def each_run(result, part):
-    """Yield ('case system', part) of each run, part "scores" or "explain"; a question's
-    repeated runs are named 'case system#1', 'case system#2' ..."""
+    """Return ('case system', part) of each run, part "scores" or "explain";
+    a question's repeated runs are 'case system#1', 'case system#2' ..."""
+    found = []
     for question in result["questions"]:
         for system, row in question["systems"].items():
             where = "%s %s" % (question["case"], system)
+            if row is None:
+                continue  # the system did not run this question
             if row["repeats"] == 1:
-                yield where, row[part]
+                found.append((where, row[part]))
                 continue
-            found = [run["scores"] for run in row["runs"]] if part == "scores" else row[part]
-            for index, value in enumerate(found, start=1):
-                yield "%s#%d" % (where, index), value
+            runs = row[part] if part == "explain" else [
+                run["scores"] for run in row["runs"]]
+            for number, value in enumerate(runs, start=1):
+                found.append(("%s#%d" % (where, number), value))
+    return found
 
 
-def table_lines(result):
-    """Return the per-question table: a header, then a row per case, system and run."""
-    return ["case system | " + " ".join(list(labels(result["k"]).values())[:6])] + [
-        "%s | %s" % (where, " ".join(map(cell, scores.values())))
-        for where, scores in each_run(result, "scores")]
+def table_rows(result):
+    """Return ('case system', the values evaluate() gives) of each run:
+    the measures that have no function of their own in MEASURES."""
+    rows = []
+    for where, scores in each_run(result, "scores"):
+        rows.append((where, [value for name, value in scores.items()
+                             if "value" not in MEASURES[name]]))
+    return rows
 
 
 def explain_lines(result):
-    """Return a line per unsupported claim, uncovered claim and disclosure, then the claims
-    nobody has reviewed and the labels no run uses."""
-    lines = ["", "each unsupported claim with the first rule it breaks, "
-                 "each expected claim left uncovered, and each restricted document disclosed"]
+    """Return a line per unsupported claim, uncovered claim and disclosure,
+    then the claims nobody has reviewed and the labels no run uses."""
+    lines = ["", "each unsupported claim with the first rule it breaks, each "
+             "expected claim left uncovered, and each restricted document "
+             "disclosed"]
     for where, found in each_run(result, "explain"):
-        lines += ["%s | claim %s unsupported: %s" % (where, claim, reason)
-                  for claim, reason in found["claims"] or () if reason]
-        lines += ["%s | expected claim %s not covered" % (where, claim)
-                  for claim in found["uncovered"] or ()]
-        lines += ["%s | restricted document %s disclosed" % (where, document)
-                  for document in found["disclosed"]]
-    lines += ["", "claims nobody has labelled, rejected or disputed: the next round of reviewing"]
-    lines += ["%s | %s: claim %s citing %s" % (system, name, claim, ", ".join(cited) or "nothing")
-              for system, name, claim, cited in result["review_queue"]] or ["none"]
-    lines += ["", "labels that no run uses, a typo perhaps (optional, disputed or rejected)"]
-    return lines + (["%s: claim %s" % pair for pair in result["orphan_labels"]] or ["none"])
+        for claim, reason in found["claims"] or ():
+            if reason:
+                lines.append("%s | claim %s unsupported: %s" % (where, claim,
+                                                                reason))
+        for claim in found["uncovered"] or ():
+            lines.append("%s | expected claim %s not covered" % (where, claim))
+        for document in found["disclosed"]:
+            lines.append("%s | restricted document %s disclosed" % (where,
+                                                                    document))
+    lines += ["", "claims nobody has labelled, rejected or disputed: the next "
+              "round of reviewing"]
+    queue = result["review_queue"]
+    lines += ["%s | %s: claim %s citing %s" % (system, name, claim, ", ".join(
+        cited) or "nothing") for system, name, claim, cited in queue] or ["none"]
+    lines += ["", "labels that no run uses, a typo perhaps (optional, "
+              "disputed or rejected)"]
+    orphans = result["orphan_labels"]
+    return lines + (["%s: claim %s" % pair for pair in orphans] or ["none"])
 
 
 def summary_lines(result):
-    """Return the summary: verdicts, changes, averages, paired tests, then what reviewers
-    and the policy say."""
-    summary, systems, label = result["summary"], result["systems"], labels(result["k"])
-    parts, decisions = summary["slices"], summary["decisions"] or {}
-    lines = ["%s against %s: %s" % (candidate, systems[0], verdict(decided))
-             for candidate, decided in decisions.items()]
-    groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
-    lines.append("summary of %s: %d questions%s (%d answerable), k = %d, baseline %s, %s %s"
-                 % (result["source"], len(result["questions"]), groups, len(parts["answerable"]),
-                    result["k"], systems[0], "candidates" if len(systems) > 2 else "candidate",
-                    ", ".join(systems[1:])))
+    """Return the summary: decisions first, then per candidate its changes,
+    the slices' means, the paired tests, what reviewers and the policy
+    say."""
+    summary, label = result["summary"], labels(result["k"])
+    lines = head_lines(result)
     for compared in summary["comparisons"]:
-        lines += change_lines(compared, label)
-    for part, names in parts.items():  # answerable, unanswerable, then each tag
+        lines += change_lines(compared, label, len(summary["comparisons"]))
+    for part, names in summary["slices"].items():
         lines += slice_lines(part, names, summary["means"][part], label)
-        lines += ["verdicts of %s against %s | %s" % (compared["candidate"], systems[0], ", ".join(
-            "%d %s" % (n, kind) for kind, n in compared["slice_totals"][part].items()))
-            for compared in summary["comparisons"] if part in compared["slice_totals"]]
+        lines += verdict_lines(part, summary["comparisons"])
     if summary["lenient_means"] is not None:
-        lines += slice_lines("answerable", parts["answerable"],
+        lines += slice_lines("answerable", summary["slices"]["answerable"],
                              summary["lenient_means"]["answerable"], label,
-                             ", lenient reading (disputed labels count as support)")
-        lines.append("disputed labels: " + listed(["%s: %s <- %s" % (name, claim, ", ".join(
-            sources)) for name, claim, sources in summary["disputed_labels"]]))
-    lines += ["", "n/a rule: a macro mean skips questions without a value and says how many "
-                  "it averaged; n/a never counts as 0."]
+                             ", lenient reading (disputed labels count as "
+                             "support)")
+        lines.append("disputed labels: " + listed(["%s: %s <- %s" % (
+            name, claim, ", ".join(sources))
+            for name, claim, sources in summary["disputed_labels"]]))
+    lines += ["", "n/a rule: a macro mean skips questions without a value and "
+              "says how many it averaged; n/a never counts as 0."]
     for compared in summary["comparisons"]:
         lines += paired_lines(compared, summary["groups"], label)
-    lines += review_lines(summary)
-    if summary["policy"] is not None:
-        lines += ["", "acceptance policy, from %s" % summary["policy"]["source"],
-                  "(python demo.py --explain shows why each unsupported claim is unsupported)"]
-        lines += decision_lines("%s alone" % systems[0], summary["policy"]["baseline_alone"])
-        lines += [line for compared in summary["comparisons"] for line in decision_lines(
-            "%s against %s" % (compared["candidate"], systems[0]), compared["decision"])]
+    return lines + review_lines(summary) + policy_lines(result)
+
+
+def head_lines(result):
+    """Return a line per candidate with its decision, or that nothing was
+    compared, then what the data holds and who did not run what."""
+    summary, systems = result["summary"], result["systems"]
+    lines = []
+    for compared in summary["comparisons"]:
+        title = "%s against %s: " % (compared["candidate"], systems[0])
+        if summary["decisions"] is not None:
+            lines.append(title + verdict(compared["decision"]))
+        if not compared["shared"]:
+            lines.append(title + "no question was run by both: nothing "
+                         "compared")
+    groups = "" if summary["groups"] is None else " in %d groups" % (
+        summary["groups"])
+    lines.append("summary of %s: %d questions%s (%d answerable), k = %d, "
+                 "baseline %s, %s %s" % (
+                     result["source"], len(result["questions"]), groups,
+                     len(summary["slices"]["answerable"]), result["k"],
+                     systems[0], "candidate" + "s" * (len(systems) > 2),
+                     ", ".join(systems[1:])))
+    for system, missing in summary["not_run"].items():
+        if missing["count"]:
+            more = missing["count"] - len(missing["cases"])
+            lines.append("not run by %s: %d questions (%s%s)" % (
+                system, missing["count"], ", ".join(missing["cases"]),
+                ", and %d more" % more if more else ""))
     return lines
 
 
 def verdict(decided):
-    """Return a decision in a few words, with the first broken finding."""
+    """Return a decision in a few words, with the first broken finding and,
+    where the readings differ, the reading that breaks it."""
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
+    if decided["accepted"]:
+        return "accepted"
     broken = decided["findings"]
-    return "accepted" if decided["accepted"] else "not accepted, first: %s %s (%s)%s" % (
-        broken[0][:3] + (", and %d more broken" % (len(broken) - 1) if broken[1:] else "",))
+    rule, subject, detail, readings = broken[0]
+    text = "not accepted, first: %s %s (%s)" % (rule, subject, detail)
+    if readings != "both" and decided["lenient"] is not None:
+        text += " [%s reading]" % readings
+    if len(broken) > 1:
+        text += ", and %d more broken" % (len(broken) - 1)
+    return text
 
 
-def change_lines(compared, label):
-    """Return what changed between the runs' manifests, if the data gives them, then each
-    question whose verdict is not 'unchanged', with what moved, then the totals."""
-    changed, lines = compared["manifest_changes"], []
-    if changed is not None:
-        lines += ["", "run manifests: what changed from %s to %s (corpus, questions, "
-                      "permissions and rubric are held constant)" % (compared["baseline"],
-                                                                     compared["candidate"])]
-        lines += ["%s: %s -> %s" % (field, "(none)" if old is None else ascii(old),
-                                    "(none)" if new is None else ascii(new))
-                  for field, old, new in changed] or ["nothing changed"]
-        if len(changed) > 1:
-            lines.append("%d things changed at once: which of them made the difference is "
-                         "unknown; change one at a time" % len(changed))
-    lines += ["", "per-question change from %s to %s (a pair with n/a on either side is "
-                  "shown, not judged)" % (compared["baseline"], compared["candidate"])]
-    for item in compared["changes"]:
-        if item["verdict"] == "unchanged":
-            continue  # counted in the totals; --json lists every question
-        moves = [("%s %s -> %s" % (label[metric], cell(old), cell(new)), judged)
-                 for metric, old, new, judged in item["moved"]]
-        detail = ", ".join(text for text, judged in moves if judged) or "nothing judged moved"
-        unjudged = ", ".join(text for text, judged in moves if not judged)
-        lines.append("%s: %s (%s%s)" % (item["case"], item["verdict"], detail,
-                                        unjudged and "; not judged: " + unjudged))
+def change_lines(compared, label, candidates):
+    """Return what changed between the runs' manifests, if the data gives
+    them, then the questions that moved, regressions first, at most
+    LISTED / candidates of them (three at least), then the totals."""
+    lines = manifest_lines(compared)
+    lines += ["", "per-question change from %s to %s on the %d questions both "
+              "ran (a pair with n/a on either side is shown, not judged)" % (
+                  compared["baseline"], compared["candidate"],
+                  compared["shared"])]
+    moved = [item for item in compared["changes"] if item["moved"]]
+    worse = ("regressed", "mixed")
+    moved.sort(key=lambda item: item["verdict"] not in worse)  # stable
+    most = max(3, LISTED // candidates)
+    for item in moved[:most]:
+        lines.append(change_line(item, label))
+    if len(moved) > most:
+        lines.append("and %d more that moved (--json lists every question)"
+                     % (len(moved) - most))
     totals = compared["totals"]
-    lines.append("totals: " + ", ".join("%d %s" % (n, name) for name, n in totals.items())
-                 + (" (not listed)" if totals["unchanged"] else ""))
-    return lines + ["%s: %s, but %s in the lenient reading" % change
-                    for change in compared["lenient_changes"] or ()]
+    lines.append("totals: " + ", ".join("%d %s" % (count, verdict_name)
+                                        for verdict_name, count in totals.items()))
+    for case, strict, loose in compared["lenient_changes"] or ():
+        lines.append("%s: %s, but %s in the lenient reading" % (case, strict,
+                                                                loose))
+    return lines
+
+
+def change_line(item, label):
+    """Return one question's verdict and what moved: judged, then not."""
+    judged, unjudged = [], []
+    for metric, old, new, compared in item["moved"]:
+        text = "%s %s -> %s" % (label[metric], cell(old), cell(new))
+        (judged if compared else unjudged).append(text)
+    detail = ", ".join(judged) or "nothing judged moved"
+    if unjudged:
+        detail += "; not judged: " + ", ".join(unjudged)
+    return "%s: %s (%s)" % (item["case"], item["verdict"], detail)
+
+
+def manifest_lines(compared):
+    """Return what changed between the two systems' run manifests."""
+    changed = compared["manifest_changes"]
+    if changed is None:
+        return []
+    lines = ["", "run manifests: what changed from %s to %s (corpus, "
+             "questions, permissions and rubric are held constant)" % (
+                 compared["baseline"], compared["candidate"])]
+    for field, old, new in changed:
+        lines.append("%s: %s -> %s" % (field, "(none)" if old is None else
+                                       ascii(old), "(none)" if new is None
+                                       else ascii(new)))
+    if not changed:
+        lines.append("nothing changed")
+    if len(changed) > 1:
+        lines.append("%d things changed at once: which of them made the "
+                     "difference is unknown; change one at a time"
+                     % len(changed))
+    return lines
 
 
 def slice_lines(part, names, means, label, reading=""):
-    """Return a slice's macro mean of each ratio (and nDCG), its pooled support and its
-    correct abstentions; an empty slice in one line."""
+    """Return a slice's macro mean of each measure, its pooled support and
+    its correct abstentions; an empty slice in one line."""
     if not names:
         return ["", "no %s questions" % part]
     lines = ["", "%s slice%s: %s" % (part, reading, listed(names))]
-    lines += [label[metric] + " macro mean" + "".join(
-        " | %s %s (%d of %d)" % (system, cell(m["mean"]), m["averaged"], m["total"])
-        for system, m in means[metric].items()) for metric in label if metric in means]
+    for metric, by_system in means.items():
+        if metric in label:
+            lines.append(label[metric] + " macro mean" + "".join(
+                " | %s %s (%d of %d)" % (system, cell(mean["mean"]),
+                                         mean["averaged"], mean["total"])
+                for system, mean in by_system.items()))
     lines.append("support pooled" + "".join(
-        " | %s %d/%d = %s" % (system, s["supported"], s["generated"], cell(s["ratio"]))
-        for system, s in means["pooled_support"].items()))
+        " | %s %d/%d = %s" % (system, pooled["supported"],
+                              pooled["generated"], cell(pooled["ratio"]))
+        for system, pooled in means["pooled_support"].items()))
     if means["correct_abstentions"] is not None and not reading:
         lines.append("abstention correct count" + "".join(
-            " | %s %d/%d" % (system, a["correct"], a["total"])
-            for system, a in means["correct_abstentions"].items()))
+            " | %s %d/%d" % (system, counted["correct"], counted["total"])
+            for system, counted in means["correct_abstentions"].items()))
+    return lines
+
+
+def verdict_lines(part, comparisons):
+    """Return each candidate's verdict counts on a tag's slice, or that
+    nothing in it was compared."""
+    lines = []
+    for compared in comparisons:
+        totals = compared["slice_totals"].get(part)
+        if totals is None:
+            continue  # the answerable and unanswerable slices: see above
+        counts = ", ".join("%d %s" % (count, name)
+                           for name, count in totals.items())
+        if not sum(totals.values()):
+            counts = "no question of it was run by both: nothing compared"
+        lines.append("verdicts of %s against %s | %s" % (
+            compared["candidate"], compared["baseline"], counts))
     return lines
 
 
 def paired_lines(compared, groups, label):
-    """Return the paired test of each ratio from baseline to candidate, and what it can show."""
-    lines = ["", "paired sign-flip test from %s to %s on the answerable slice (each %s is one "
-                 "pair)" % (compared["baseline"], compared["candidate"],
-                            "question" if groups is None else "group")]
+    """Return the paired test of each measure from baseline to candidate,
+    and what it can show at all."""
+    unit = "question" if groups is None else "group"
+    lines = ["", "paired sign-flip test from %s to %s on the answerable slice"
+             " (each %s is one pair)" % (compared["baseline"],
+                                         compared["candidate"], unit)]
     for metric, test in compared["paired_tests"].items():
-        mean = "n/a" if test["mean"] is None else "%+.2f" % test["mean"]
-        how = "exact" if test["method"] == "exact" else "sampled, %d draws, standard error " \
-              "%.4f" % (test["samples"], test["standard_error"])
-        counts = "wins %(wins)d, ties %(ties)d, losses %(losses)d" % test
-        lines.append("%s | mean %s (%d of %d) | %s | p = %s (%s), at least %s with %d moved" % (
-            label[metric], mean, test["questions"], test["questions"] + test["left_out"], counts,
-            p_text(test["p"], test["method"]), how, p_text(test["min_p"]),
-            test["wins"] + test["losses"]))
+        lines.append(label[metric] + " | " + test_text(test))
     floor = compared["p_floor"]
-    lines.append("with %d %s, p is at least %s even if all of them moved, so %s p < 0.05" % (
-        compared["units"], "questions" if groups is None else "groups", p_text(floor),
-        "no difference can reach" if floor >= 0.05 else "a difference can reach"))
+    lines.append("with %d %ss, p is at least %s even if all of them moved, "
+                 "so %s p < 0.05" % (compared["units"], unit, p_text(floor),
+                                     "no difference can reach" if floor >= 0.05
+                                     else "a difference can reach"))
     return lines
 
 
+def test_text(test):
+    """Return one paired test in words."""
+    total = test["questions"] + test["left_out"]
+    if not test["questions"]:
+        return "no question has a value from both: nothing compared (0 of %d)" % (
+            total)
+    mean = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
+    if test["groups"] != test["questions"]:
+        mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
+            test["mean"], test["groups"], test["question_mean"],
+            test["questions"], total)
+    how = "exact"
+    if test["method"] == "sampled":
+        how = "sampled, %d draws, standard error %.4f" % (
+            test["samples"], test["standard_error"])
+    bound = test["method"] == "sampled" and test["p"] * (1 + test["samples"]) == 1
+    text = "%s | wins %d, ties %d, losses %d | p %s %s (%s), at least %s with " \
+        "%d moved" % (mean, test["wins"], test["ties"], test["losses"],
+                      "<" if bound else "=", p_text(test["p"], test["method"]),
+                      how, p_text(test["min_p"]), test["wins"] + test["losses"])
+    if test["unmatched_runs"]:
+        text += " | %d questions with more runs on one side (it is favoured)" % (
+            test["unmatched_runs"])
+    return text
+
+
 def review_lines(summary):
-    """Return the disclosures, the unsupported claims by reason and what reviewers left."""
-    lines = ["", "restricted documents disclosed (in the top k or cited); "
-                 "no score and no policy can excuse one"]
-    lines += ["%s | %s" % (system, listed(["%s: %s" % (name, ", ".join(documents))
-                                           for name, documents in found]) or "none")
-              for system, found in summary["disclosures"].items()]
-    lines += ["", "unsupported claims by the first rule they break (python demo.py --explain "
-                  "lists each)"]
-    lines += ["%s | %s" % (system, ", ".join("%s %d" % pair for pair in reasons.items()) or "none")
-              for system, reasons in summary["unsupported_reasons"].items()]
-    return lines + ["", "claims nobody has labelled, rejected or disputed (python demo.py "
-                        "--explain lists them for review)" + "".join(
-                            " | %s %d" % pair for pair in summary["unreviewed"].items()),
-                    "labels that no run uses: %d; questions judged without expected claims: %d"
-                    % (summary["orphan_labels"], summary["judged_without_expected"])]
+    """Return the disclosures, the unsupported claims by reason and what
+    reviewers have left to do."""
+    lines = ["", "restricted documents disclosed (in the top k or cited); no "
+             "score and no policy can excuse one"]
+    for system, found in summary["disclosures"].items():
+        lines.append("%s | %s" % (system, listed(["%s: %s" % (
+            name, ", ".join(documents)) for name, documents in found])
+            or "none"))
+    lines += ["", "unsupported claims by the first rule they break (python "
+              "demo.py --explain lists each)"]
+    for system, reasons in summary["unsupported_reasons"].items():
+        lines.append("%s | %s" % (system, ", ".join(
+            "%s %d" % pair for pair in reasons.items()) or "none"))
+    lines += ["", "claims nobody has labelled, rejected or disputed (python "
+              "demo.py --explain lists them for review)" + "".join(
+                  " | %s %d" % pair for pair in summary["unreviewed"].items()),
+              "labels that no run uses: %d; questions judged without expected "
+              "claims: %d" % (summary["orphan_labels"],
+                              summary["judged_without_expected"])]
+    return lines
+
+
+def policy_lines(result):
+    """Return the policy's findings and decision on each system."""
+    summary, systems = result["summary"], result["systems"]
+    if summary["policy"] is None:
+        return []
+    lines = ["", "acceptance policy, from %s" % summary["policy"]["source"],
+             "(python demo.py --explain shows why each unsupported claim is "
+             "unsupported)"]
+    lines += decision_lines("%s alone" % systems[0],
+                            summary["policy"]["baseline_alone"])
+    for compared in summary["comparisons"]:
+        lines += decision_lines("%s against %s" % (compared["candidate"],
+                                                   systems[0]),
+                                compared["decision"])
+    return lines
 
 
 def decision_lines(title, decided):
-    """Return the broken findings, the held ones per rule, the unchecked rules and the decision."""
+    """Return the broken findings, the held ones per rule, the unchecked
+    rules and the decision."""
     strict, loose = decided["strict"], decided["lenient"]
-    lines = ["%s | broken %s %s (%s)%s" % (title, rule, subject, detail, "" if loose is None else
-                                           " [both readings]" if readings == "both" else
-                                           " [%s reading only]" % readings)
-             for rule, subject, detail, readings in decided["findings"]]
-    held = [finding[0] for finding in strict["held"]]  # counted per rule, in rule order
+    lines = []
+    for rule, subject, detail, readings in decided["findings"]:
+        marked = "" if loose is None else " [both readings]" \
+            if readings == "both" else " [%s reading only]" % readings
+        lines.append("%s | broken %s %s (%s)%s" % (title, rule, subject,
+                                                   detail, marked))
+    held = [finding[0] for finding in strict["held"]]  # per rule, in order
     if held:
-        lines.append("%s | held: %s" % (title, ", ".join("%d %s" % (held.count(rule), rule)
-                                                         for rule in dict.fromkeys(held))))
-    lines += ["%s | held %s %s (%s)" % ((title,) + finding) for finding in strict["held"]
-              if finding[0] == "significance"]
-    lines += ["%s | not checked: %s (%s)" % (title, rule, why) for rule, why in strict["unchecked"]]
-    counts = "; ".join("%s%d broken, %d held" % ("" if loose is None else reading + " reading: ",
-                                                 len(judged["broken"]), len(judged["held"]))
-                       for reading, judged in (("strict", strict), ("lenient", loose)) if judged)
+        lines.append("%s | held: %s" % (title, ", ".join(
+            "%d %s" % (held.count(rule), rule) for rule in dict.fromkeys(held))))
+    for finding in strict["held"]:
+        if finding[0] == "significance":
+            lines.append("%s | held %s %s (%s)" % ((title,) + finding))
+    for rule, why in strict["unchecked"]:
+        lines.append("%s | not checked: %s (%s)" % (title, rule, why))
+    counts = "; ".join("%s%d broken, %d held" % (
+        "" if loose is None else reading + " reading: ", len(judged["broken"]),
+        len(judged["held"]))
+        for reading, judged in (("strict", strict), ("lenient", loose)) if judged)
     ending = "" if loose is None else "; both readings agree"
     if loose is not None and strict["accepted"] != loose["accepted"]:
-        ending = "; the readings disagree, so resolve these disputed labels first: " + listed(
-            ["%s: %s <- %s" % (name, claim, ", ".join(sources))
-             for name, claim, sources in decided["depends_on"]], 160)
+        ending = "; the readings disagree, so resolve these disputed labels " \
+            "first: " + listed(["%s: %s <- %s" % (name, claim, ", ".join(
+                sources)) for name, claim, sources in decided["depends_on"]], 160)
     return lines + ["decision for %s under the plan %r: %s (%s)%s" % (
-        title, decided["plan"], verdict(decided).split(", first")[0], counts, ending)]
+        title, decided["plan"], verdict(decided).split(", first")[0], counts,
+        ending)]
 
 
 def parsed(arguments):
-    """Return (options, data file) from the command line, or None when it is not understood."""
-    options, path, rest = [], None, list(arguments)
+    """Return (options, data file, lab folder) from the command line, or
+    None when it is not understood."""
+    options, paths, rest = [], {}, list(arguments)
     while rest:
         word = rest.pop(0)
         if word in OPTIONS and word not in options:
             options.append(word)
-        elif word == "--data" and path is None and rest:
-            path = rest.pop(0)
+        elif word in ("--data", "--lab") and word not in paths and rest:
+            paths[word] = rest.pop(0)
         else:
             return None
-    return options, path
+    lab = paths.get("--lab")
+    if (lab is None) == ("--exercise" in options) and "--exercise" in options:
+        return None  # --exercise belongs to --lab
+    if lab is not None and (options != ["--exercise"] * len(options)
+                            or "--data" in paths):
+        return None  # --lab writes files: no report beside it
+    return options, paths.get("--data"), lab
 
 
 def rendered(result, options):
-    """Return the text of a report: the table, explanations, summary, as the options ask;
-    with --json, all of it as one line of JSON, keys in the order of report(), p a number."""
+    """Return the text of a report: the table, explanations, summary, as the
+    options ask; with --json, all of it as one line of JSON, keys in the
+    order of report(), p a number."""
     if "--json" in options:
         import json  # only this option writes JSON
         return json.dumps(result, default=float, allow_nan=False)
-    lines = table_lines(result) if "--explain" in options or "--summary" not in options else []
+    lines = []
+    if "--explain" in options or "--summary" not in options:
+        lines = table_lines(table_rows(result), result["k"])
     if "--explain" in options:
         lines += explain_lines(result)
     if "--summary" in options:
-        lines += ([""] if lines else []) + summary_lines(result)
-    return "\n".join(lines)
+        lines += [""] * bool(lines) + summary_lines(result)
+    return "\n".join(wrapped(lines))
+
+
+def wrapped(lines):
+    """Return the lines, each over WIDTH characters broken between words,
+    its continuation indented."""
+    for line in lines:
+        if len(line) <= WIDTH:
+            yield line
+        else:
+            from textwrap import wrap  # (a long line is rare: loaded then)
+            yield from wrap(line, WIDTH, subsequent_indent="    ",
+                            break_on_hyphens=False)
 
 
 def gated(result):
-    """Return NOT_ACCEPTED unless the policy accepts every candidate, else 0, and a line
-    per candidate: accepted or not, with the first broken finding."""
-    systems, decisions = result["systems"], result["summary"]["decisions"] or {}
-    accepted = decisions and all(decided["accepted"] for decided in decisions.values())
-    return 0 if accepted else NOT_ACCEPTED, ["%s against %s: %s" % (
-        candidate, systems[0], verdict(decisions[candidate]) if decisions else
-        "not accepted, as the data has no policy") for candidate in systems[1:]]
+    """Return NOT_ACCEPTED unless the policy accepts every candidate, else 0,
+    and a line per candidate: accepted or not, with the first broken
+    finding."""
+    systems, decisions = result["systems"], result["summary"]["decisions"]
+    lines = []
+    for candidate in systems[1:]:
+        why = verdict(decisions[candidate]) if decisions else \
+            "not accepted, as the data has no policy"
+        lines.append("%s against %s: %s" % (candidate, systems[0], why))
+    accepted = decisions and all(decided["accepted"]
+                                 for decided in decisions.values())
+    return 0 if accepted else NOT_ACCEPTED, lines
+
+
+# The course lab: each file cut from this project's own at its marker line.
+LAB_CUTS = {  # file: the line that ends the lab's part, or None for all of it
+    "evaluate.py": "# END OF THE CONTRACT OF ONE QUESTION",
+    "test_evaluate.py": "# END OF THE LAB'S TESTS",
+    "demo.py": "# END OF THE LAB'S DEMO",
+    "README.md": "<!-- END OF THE LAB -->",
+    "fixtures.py": None, "LICENSE": None}
+EXERCISE = ("_hit_ranks", "scores", "_unsupported_because", "_uncovered",
+            "_reviewed", "_disclosed", "lenient")  # the rules, in the walk's order
+
+
+def lab_files(exercise):
+    """Return {file name: text} of the course lab, with the bodies of the
+    functions of EXERCISE left to write when exercise is True."""
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = {}
+    for name, marker in LAB_CUTS.items():
+        with open(os.path.join(here, name), encoding="utf-8") as file:
+            text = file.read()
+        if marker is not None:
+            lines = text.split("\n")
+            end = next(index for index, line in enumerate(lines)
+                       if line.startswith(marker))
+            if name == "evaluate.py":
+                end += 2  # the END line and the rule below it
+            text = "\n".join(lines[:end]).rstrip("\n") + "\n"
+        files[name] = text
+    files["demo.py"] = files["demo.py"].rstrip("\n") + "\n" + LAB_MAIN
+    if exercise:
+        files["evaluate.py"] = stubbed(files["evaluate.py"], EXERCISE)
+    return files
+
+
+def stubbed(source, names):
+    """Return source with the body of each function named, after its
+    docstring, replaced by `raise NotImplementedError`."""
+    import ast
+    lines = source.split("\n")
+    nodes = [node for node in ast.parse(source).body
+             if isinstance(node, ast.FunctionDef) and node.name in names]
+    for node in sorted(nodes, key=lambda node: -node.lineno):  # bottom up
+        indent = " " * node.body[0].col_offset
+        lines[node.body[0].end_lineno:node.end_lineno] = [
+            indent + "raise NotImplementedError"]
+    return "\n".join(lines)
+
+
+def write_lab(folder, exercise):
+    """Write the course lab into a new or empty folder; return the exit
+    status: 1, with one line on standard error, when the folder is not new
+    or empty, or cannot be written, and then nothing is written there."""
+    import os
+    try:
+        files = lab_files(exercise)  # all read before anything is written
+        if os.path.lexists(folder) and (not os.path.isdir(folder)
+                                        or os.listdir(folder)):
+            raise OSError("is not a new or empty folder")
+        os.makedirs(folder, exist_ok=True)
+        for name, text in files.items():
+            with open(os.path.join(folder, name), "x", encoding="utf-8") as file:
+                file.write(text)
+    except (OSError, StopIteration) as error:
+        reason = getattr(error, "strerror", None) or error or "a marker is missing"
+        write("demo.py --lab %s: %s\n" % (ascii(folder), reason), "stderr")
+        return 1
+    return write("wrote the course lab%s into %s: cd there, then python demo.py "
+                 "and python -m unittest\n" % (" exercise" * exercise, folder))
 
 
 def main(arguments=None):
-    """Score every recorded run; print the report the options ask for; return the exit status."""
-    import _signal as signal  # the C module under signal.py: the same calls, without enum
+    """Score every recorded run; print the report the options ask for, or
+    write a course lab; return the exit status."""
+    import _signal as signal  # the C module under signal.py, without enum
 
-    def interrupted(signum, frame):  # the first Ctrl-C stops the run; any more are ignored
+    def interrupted(signum, frame):  # the first Ctrl-C stops the run
         signal.signal(signal.SIGINT, lambda *ignored: None)
         raise KeyboardInterrupt
     try:
-        if arguments is None:  # as a program: a caller in Python keeps its own Ctrl-C
+        if arguments is None:  # as a program; a caller keeps its own Ctrl-C
             signal.signal(signal.SIGINT, interrupted)
-        arguments = sys.argv[1:] if arguments is None else arguments
-        if arguments in (["-h"], ["--help"]):
-            return write(USAGE + "\n")
+            arguments = sys.argv[1:]
+        if "-h" in arguments or "--help" in arguments:
+            return write(USAGE)
         if parsed(arguments) is None:
-            return write(USAGE + "\n", "stderr") or 2
-        options, path = parsed(arguments)
-        source = "fixtures.py" if path is None else path if (  # no look-alike, no escape
-            path.isascii() and path.isprintable()) else ascii(path)
-        try:
-            data = fixture_data() if path is None else load_data(path)
-            result = report(data, summary="--summary" in options or "--gate" in options,
-                            explain="--explain" in options, source=source)
-        except EvaluationError as error:  # a fault in the data: say where, without a traceback
-            return write("%s: %s\n" % (source, error), "stderr") or 1
-        gate, why = gated(result) if "--gate" in options else (0, [])
-        if "--summary" not in options:
-            result["summary"] = None  # computed for the gate alone
-        return (write(rendered(result, options)) or write("\n")  # the report is not copied
-                or write("".join(line + "\n" for line in why), "stderr") or gate)
+            write(USAGE, "stderr")
+            return 2
+        options, path, lab = parsed(arguments)
+        if lab is not None:
+            return write_lab(lab, "--exercise" in options)
+        return run(options, path)
     except KeyboardInterrupt:
-        return write("demo.py: interrupted\n", "stderr") or 130
+        write("demo.py: interrupted\n", "stderr")
+        return 130
+
+
+def run(options, path):
+    """Print the report the options ask for; return the exit status."""
+    import gc
+    # A report makes millions of objects and no cycle among them: the
+    # collector would only scan them, again and again, as they come.
+    gc.disable()
+    source = "fixtures.py" if path is None else path if (
+        path.isascii() and path.isprintable()) else ascii(path)
+    try:
+        data = fixture_data() if path is None else load_data(path)
+        gate = "--gate" in options
+        result = report(data, summary="--summary" in options or gate,
+                        explain="--explain" in options, source=source)
+    except EvaluationError as error:  # a fault in the data: one line
+        write("%s: %s\n" % (source, error), "stderr")
+        return 1
+    status, why = gated(result) if gate else (0, [])
+    if "--summary" not in options:
+        result["summary"] = None  # made for the gate alone
+    written = write(rendered(result, options) + "\n")
+    write("".join(line + "\n" for line in why), "stderr")
+    return written or status
 
 
 def write(text, stream="stdout"):
-    """Write text to standard output (or "stderr"); return the exit status."""
-    import select
+    """Write text to standard output (or "stderr") a megabyte at a time;
+    return 0, or 141 when the reader stopped first, or 74 when it cannot be
+    written."""
     output = getattr(sys, stream)
     try:
         if output is None:  # started with it closed
-            raise OSError("standard output is closed")
-        if not hasattr(output, "buffer"):  # a stream made in Python, as a test's
-            output.write(text)
-        else:  # in ASCII, whatever the terminal: a path may hold any character
-            output.flush()
-            raw = getattr(output.buffer, "raw", output.buffer)  # each write says what it took
-            for start in range(0, len(text), 2 ** 20):  # a megabyte at a time, not a copy of all
-                data = memoryview(text[start:start + 2 ** 20].encode("ascii", "backslashreplace"))
-                while data:
-                    taken = raw.write(data)
-                    if taken is None:  # non-blocking and full for now: wait until it takes more
-                        select.select([], [raw], [])
-                    data = data[taken or 0:]
-    except OSError as error:  # closed, full or stopped: at most one line says so
-        if stream == "stdout" and not isinstance(error, BrokenPipeError):
-            write("demo.py: cannot write the report: %s\n" % (error.strerror or error), "stderr")
-        return 141 if isinstance(error, BrokenPipeError) else 74
+            raise OSError("it is closed")
+        for start in range(0, len(text), 2 ** 20):
+            output.write(text[start:start + 2 ** 20])
+        output.flush()
+    except BrokenPipeError:
+        return 141
+    except OSError as error:  # closed or full: at most one line says so
+        if stream == "stdout":
+            write("demo.py: cannot write the report: %s\n" % (
+                error.strerror or error), "stderr")
+        return 74
     return 0
 
 

@@ -6,8 +6,12 @@ Each row is one question and one system, the values evaluate() gives.
 """
 import sys
 
-from evaluate import evaluate
-from fixtures import CASES, CORPUS, RUNS
+if __name__ == "__main__":  # from here on Ctrl-C ends the run, no traceback
+    import _signal
+    _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
+
+from evaluate import evaluate  # noqa: E402 (after Ctrl-C is set)
+from fixtures import CASES, CORPUS, RUNS  # noqa: E402
 
 COLUMNS = ("P@%d", "R@%d", "RR@%d", "support", "coverage", "abstention")
 
@@ -185,8 +189,7 @@ def summary_lines(result):
             for name, claim, sources in summary["disputed_labels"]]))
     lines += ["", "n/a rule: a macro mean skips questions without a value and "
               "says how many it averaged; n/a never counts as 0."]
-    for compared in summary["comparisons"]:
-        lines += paired_lines(compared, summary["groups"], label)
+    lines += paired_lines(summary["comparisons"], summary["groups"], label)
     return lines + review_lines(summary) + policy_lines(result)
 
 
@@ -202,6 +205,12 @@ def head_lines(result):
         if not compared["shared"]:
             lines.append(title + "no question was run by both: nothing "
                          "compared")
+        declared = compared["decision"] and compared["decision"]["strict"][
+            "significance"]
+        if compared["shared"] and declared and not declared["questions"]:
+            lines.append(title + "no question has a value of %s from both: "
+                         "nothing compared" % summary["policy"]["rules"][
+                             "significance"]["metric"])
     groups = "" if summary["groups"] is None else " in %d groups" % (
         summary["groups"])
     lines.append("summary of %s: %d questions%s (%d answerable), k = %d, "
@@ -241,6 +250,8 @@ def change_lines(compared, label, candidates):
     them, then the questions that moved, regressions first, at most
     LISTED / candidates of them (three at least), then the totals."""
     lines = manifest_lines(compared)
+    if not compared["shared"]:
+        return lines  # nothing compared: the first lines say so
     lines += ["", "per-question change from %s to %s on the %d questions both "
               "ran (a pair with n/a on either side is shown, not judged)" % (
                   compared["baseline"], compared["candidate"],
@@ -251,15 +262,16 @@ def change_lines(compared, label, candidates):
     most = max(3, LISTED // candidates)
     for item in moved[:most]:
         lines.append(change_line(item, label))
+    totals = ", ".join("%d %s" % (count, name)
+                       for name, count in compared["totals"].items())
     if len(moved) > most:
-        lines.append("and %d more that moved (--json lists every question)"
-                     % (len(moved) - most))
-    totals = compared["totals"]
-    lines.append("totals: " + ", ".join("%d %s" % (count, verdict_name)
-                                        for verdict_name, count in totals.items()))
-    for case, strict, loose in compared["lenient_changes"] or ():
-        lines.append("%s: %s, but %s in the lenient reading" % (case, strict,
-                                                                loose))
+        totals += "; %d more moved (--json lists every question)" % (
+            len(moved) - most)
+    lines.append("totals: " + totals)
+    turned = compared["lenient_changes"]
+    if turned:
+        lines.append("verdicts the lenient reading turns: " + listed(
+            ["%s %s -> %s" % change for change in turned]))
     return lines
 
 
@@ -297,68 +309,89 @@ def manifest_lines(compared):
 
 
 def slice_lines(part, names, means, label, reading=""):
-    """Return a slice's macro mean of each measure, its pooled support and
-    its correct abstentions; an empty slice in one line."""
+    """Return a slice's means, a row per system: the macro mean of each
+    measure with how many questions it averaged, pooled support and, over
+    unanswerable questions, correct abstentions; an empty slice in one line,
+    and the measures no system has a value of in one line."""
     if not names:
         return ["", "no %s questions" % part]
-    lines = ["", "%s slice%s: %s" % (part, reading, listed(names))]
-    for metric, by_system in means.items():
-        if metric in label:
-            lines.append(label[metric] + " macro mean" + "".join(
-                " | %s %s (%d of %d)" % (system, cell(mean["mean"]),
-                                         mean["averaged"], mean["total"])
-                for system, mean in by_system.items()))
-    lines.append("support pooled" + "".join(
-        " | %s %d/%d = %s" % (system, pooled["supported"],
-                              pooled["generated"], cell(pooled["ratio"]))
-        for system, pooled in means["pooled_support"].items()))
-    if means["correct_abstentions"] is not None and not reading:
-        lines.append("abstention correct count" + "".join(
-            " | %s %d/%d" % (system, counted["correct"], counted["total"])
-            for system, counted in means["correct_abstentions"].items()))
+    measured = [metric for metric in label if metric in means and any(
+        mean["averaged"] for mean in means[metric].values())]
+    unmeasured = [label[metric] for metric in label if metric in means
+                  and metric not in measured]
+    abstentions = means["correct_abstentions"] is not None and not reading
+    lines = ["", "%s slice%s: %s" % (part, reading, listed(names, 60)),
+             "macro mean (questions averaged, of %d) | %s" % (
+                 len(names), " | ".join([label[metric] for metric in measured]
+                                        + ["support pooled"]
+                                        + ["abstention correct"] * abstentions))]
+    for system, pooled in means["pooled_support"].items():
+        row = ["%s (%d)" % (cell(means[metric][system]["mean"]),
+                            means[metric][system]["averaged"])
+               for metric in measured]
+        row.append("%d/%d = %s" % (pooled["supported"], pooled["generated"],
+                                   cell(pooled["ratio"])))
+        if abstentions:
+            row.append("%(correct)d/%(total)d"
+                       % means["correct_abstentions"][system])
+        lines.append("%s | %s" % (system, " | ".join(row)))
+    if unmeasured:
+        lines[2] += " (no value to average: %s)" % ", ".join(unmeasured)
     return lines
 
 
 def verdict_lines(part, comparisons):
-    """Return each candidate's verdict counts on a tag's slice, or that
-    nothing in it was compared."""
-    lines = []
+    """Return the candidates' verdict counts on a tag's slice."""
+    counts = []
     for compared in comparisons:
         totals = compared["slice_totals"].get(part)
         if totals is None:
-            continue  # the answerable and unanswerable slices: see above
-        counts = ", ".join("%d %s" % (count, name)
-                           for name, count in totals.items())
-        if not sum(totals.values()):
-            counts = "no question of it was run by both: nothing compared"
-        lines.append("verdicts of %s against %s | %s" % (
-            compared["candidate"], compared["baseline"], counts))
-    return lines
+            return []  # the answerable and unanswerable slices: see above
+        counts.append("%s %s" % (compared["candidate"], "/".join(
+            map(str, totals.values())) if sum(totals.values())
+            else "nothing compared"))
+    return ["verdicts %s | %s" % ("/".join(comparisons[0]["totals"]),
+                                  " | ".join(counts))]
 
 
-def paired_lines(compared, groups, label):
-    """Return the paired test of each measure from baseline to candidate,
-    and what it can show at all."""
+def paired_lines(comparisons, groups, label):
+    """Return the paired test of each measure from the baseline to each
+    candidate that shares a question with it, the measures compared on no
+    question, and what so few questions can show at all."""
     unit = "question" if groups is None else "group"
+    shared = [compared for compared in comparisons if compared["shared"]]
+    if not shared:
+        return []  # nothing compared: the first lines say so
     lines = ["", "paired sign-flip test from %s to %s on the answerable slice"
-             " (each %s is one pair)" % (compared["baseline"],
-                                         compared["candidate"], unit)]
-    for metric, test in compared["paired_tests"].items():
-        lines.append(label[metric] + " | " + test_text(test))
-    floor = compared["p_floor"]
-    lines.append("with %d %ss, p is at least %s even if all of them moved, "
-                 "so %s p < 0.05" % (compared["units"], unit, p_text(floor),
-                                     "no difference can reach" if floor >= 0.05
-                                     else "a difference can reach"))
+             " (each %s is one pair)" % (shared[0]["baseline"], ", ".join(
+                 compared["candidate"] for compared in shared), unit)]
+    unpaired = {}  # measure: the candidates it compares on no question
+    for compared in shared:
+        name = compared["candidate"] + " | " if len(shared) > 1 else ""
+        for metric, test in compared["paired_tests"].items():
+            if test["questions"]:
+                lines.append(name + label[metric] + " | " + test_text(test))
+            else:
+                unpaired.setdefault(label[metric], []).append(name[:-3])
+    alike = {}  # the measures unpaired for the same candidates
+    for metric, candidates in unpaired.items():
+        alike.setdefault(tuple(candidates), []).append(metric)
+    for candidates, metrics in alike.items():
+        against = "" if len(candidates) == len(shared) else " (%s)" % (
+            ", ".join(candidates))
+        lines.append("%s%s | no question has a value from both: nothing "
+                     "compared" % (", ".join(metrics), against))
+    floor = shared[0]["p_floor"]
+    if floor >= 0.05:  # too few questions to tell anything apart
+        lines.append("with %d %ss, p is at least %s even if all of them "
+                     "moved, so no difference can reach p < 0.05" % (
+                         shared[0]["units"], unit, p_text(floor)))
     return lines
 
 
 def test_text(test):
     """Return one paired test in words."""
     total = test["questions"] + test["left_out"]
-    if not test["questions"]:
-        return "no question has a value from both: nothing compared (0 of %d)" % (
-            total)
     mean = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
     if test["groups"] != test["questions"]:
         mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
@@ -385,16 +418,18 @@ def review_lines(summary):
     lines = ["", "restricted documents disclosed (in the top k or cited); no "
              "score and no policy can excuse one"]
     for system, found in summary["disclosures"].items():
-        lines.append("%s | %s" % (system, listed(["%s: %s" % (
-            name, ", ".join(documents)) for name, documents in found])
-            or "none"))
+        if found:
+            lines.append("%s | %s" % (system, listed(["%s: %s" % (
+                name, ", ".join(documents)) for name, documents in found])))
+    if len(lines) == 2:
+        lines[-1] += ": none"
     lines += ["", "unsupported claims by the first rule they break (python "
               "demo.py --explain lists each)"]
     for system, reasons in summary["unsupported_reasons"].items():
         lines.append("%s | %s" % (system, ", ".join(
             "%s %d" % pair for pair in reasons.items()) or "none"))
-    lines += ["", "claims nobody has labelled, rejected or disputed (python "
-              "demo.py --explain lists them for review)" + "".join(
+    lines += ["", "claims nobody has labelled, rejected or disputed (--explain "
+              "lists them)" + "".join(
                   " | %s %d" % pair for pair in summary["unreviewed"].items()),
               "labels that no run uses: %d; questions judged without expected "
               "claims: %d" % (summary["orphan_labels"],
@@ -439,7 +474,7 @@ def decision_lines(title, decided):
     for rule, why in strict["unchecked"]:
         lines.append("%s | not checked: %s (%s)" % (title, rule, why))
     counts = "; ".join("%s%d broken, %d held" % (
-        "" if loose is None else reading + " reading: ", len(judged["broken"]),
+        "" if loose is None else reading + ": ", len(judged["broken"]),
         len(judged["held"]))
         for reading, judged in (("strict", strict), ("lenient", loose)) if judged)
     ending = "" if loose is None else "; both readings agree"
@@ -447,7 +482,11 @@ def decision_lines(title, decided):
         ending = "; the readings disagree, so resolve these disputed labels " \
             "first: " + listed(["%s: %s <- %s" % (name, claim, ", ".join(
                 sources)) for name, claim, sources in decided["depends_on"]], 160)
-    return lines + ["decision for %s under the plan %r: %s (%s)%s" % (
+    if " alone" in title:  # say which rules a system alone was judged by
+        rules = dict.fromkeys(finding[0] for finding in strict["broken"]
+                              + strict["held"])
+        title += ", by the rules that need no baseline (%s)" % ", ".join(rules)
+    return lines + ["decision for %s, plan %r: %s (%s)%s" % (
         title, decided["plan"], verdict(decided).split(", first")[0], counts,
         ending)]
 
@@ -588,29 +627,18 @@ def write_lab(folder, exercise):
 
 
 def main(arguments=None):
-    """Score every recorded run; print the report the options ask for, or
-    write a course lab; return the exit status."""
-    import _signal as signal  # the C module under signal.py, without enum
-
-    def interrupted(signum, frame):  # the first Ctrl-C stops the run
-        signal.signal(signal.SIGINT, lambda *ignored: None)
-        raise KeyboardInterrupt
-    try:
-        if arguments is None:  # as a program; a caller keeps its own Ctrl-C
-            signal.signal(signal.SIGINT, interrupted)
-            arguments = sys.argv[1:]
-        if "-h" in arguments or "--help" in arguments:
-            return write(USAGE)
-        if parsed(arguments) is None:
-            write(USAGE, "stderr")
-            return 2
-        options, path, lab = parsed(arguments)
-        if lab is not None:
-            return write_lab(lab, "--exercise" in options)
-        return run(options, path)
-    except KeyboardInterrupt:
-        write("demo.py: interrupted\n", "stderr")
-        return 130
+    """Print the report the options ask for (see USAGE), or write a course
+    lab; return the exit status."""
+    arguments = sys.argv[1:] if arguments is None else arguments
+    if "-h" in arguments or "--help" in arguments:
+        return write(USAGE)
+    if parsed(arguments) is None:
+        write(USAGE, "stderr")
+        return 2
+    options, path, lab = parsed(arguments)
+    if lab is not None:
+        return write_lab(lab, "--exercise" in options)
+    return run(options, path)
 
 
 def run(options, path):

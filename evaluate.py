@@ -96,11 +96,11 @@ def _typo_of(key, known):
 def _check_keys(mapping, field, known=()):
     """Check that every key of a dict is an exact str, before any key is
     looked up in it (a str subclass could compare equal to another key),
-    and that none that the tuple `known` lacks is a typo of one it has."""
+    and that none that `known` lacks is a typo of one it has."""
     for key in mapping:
         if type(key) is not str:
             raise _invalid(field, "expected keys that are str, got %s", key)
-        typo_of = known and key not in known and _typo_of(key, known)
+        typo_of = known and key not in known and _typo_of(key, tuple(known))
         if typo_of:
             raise _invalid('%s["%s"]' % (field, key),
                            "unknown key; did you mean %s?", typo_of)
@@ -118,18 +118,22 @@ def _is_id(value):
             and not value.strip(_ID_CHARACTERS))  # no other character
 
 
-def _check_ids(value, field, fields=None, corpus=None):
-    """Check "ids": a tuple of at most 100 distinct IDs, maybe empty. An ID
-    of the corpus given is valid: the corpus was checked."""
+def _check_ids(value, field, fields=None, corpus=None, documents=False):
+    """Check "ids": a tuple of at most 100 distinct IDs, maybe empty; with
+    documents True, each the ID of a document of the corpus, if given."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
         raise _invalid(field, "expected at most %s IDs, got %s: %s",
                        _MAX_IDS, len(value), value)
-    known = corpus or ()
+    within = corpus if documents and corpus is not None else None
     for item in value:
-        if not (type(item) is str and item in known or _is_id(item)):
+        if within is not None and type(item) is str and item in within:
+            continue  # a document of the checked corpus: a valid ID
+        if not _is_id(item):
             raise _invalid(field, "invalid ID %s (" + _ID_RULE + ")", item)
+        if within is not None:
+            raise _invalid(field, "unknown document %s", item)
     if len(value) > 1 and len(set(value)) < len(value):
         raise _invalid(field, "repeated ID %s", next(
             item for index, item in enumerate(value) if item in value[:index]))
@@ -137,10 +141,7 @@ def _check_ids(value, field, fields=None, corpus=None):
 
 def _check_documents(value, field, fields, corpus):
     """Check "documents": ids, each the ID of a corpus document."""
-    _check_ids(value, field, fields, corpus)
-    for doc_id in value if corpus is not None else ():
-        if doc_id not in corpus:
-            raise _invalid(field, "unknown document %s", doc_id)
+    _check_ids(value, field, fields, corpus, documents=True)
 
 
 def _check_sources(value, field, fields, corpus):
@@ -205,7 +206,7 @@ def _checked_fields(mapping, name, keys, corpus):
     each checked in the table's order."""
     if type(mapping) is not dict:
         raise _invalid(name, "expected a dict, got %s", mapping)
-    _check_keys(mapping, name, tuple(keys))  # a typo first: it hides a key
+    _check_keys(mapping, name, keys)  # a typo first: it hides a key
     fields = {}
     for key, (needed, none_allowed, check) in keys.items():
         if key in mapping:
@@ -605,7 +606,9 @@ def _cut(corpus, case, runs):
 def _runs_of(runs, name, system):
     """Return the runs of one system on one case as a tuple (its repeated
     runs, or its one run), or () when the system did not run the case."""
-    given = runs[name].get(system, ())
+    if system not in runs[name]:
+        return ()  # the system did not run the case
+    given = runs[name][system]
     if type(given) is not tuple:
         return (given,)
     if not given or len(given) > _MAX_RUNS:
@@ -813,34 +816,61 @@ def _needs_explaining(counts, explaining):
     return explaining or unsupported or counts["disclosed"] > 0
 
 
-def _run_cells(cut, readings, run, k, parts):
+def _trimmed(case, run):
+    """Return a checked case whose "optional", "disputed" and "rejected"
+    hold only the claims a run may make (those it names): a claim the run
+    does not make cannot change its values, so each run is checked against
+    its own labels, not against every run's."""
+    named = set(_strings(run, 3)) if type(run) is dict else set()
+    trimmed = dict(case)
+    for key in ("optional", "disputed"):
+        if key in case:
+            trimmed[key] = {claim_id: sources for claim_id, sources in
+                            case[key].items() if claim_id in named}
+    if "rejected" in case:
+        trimmed["rejected"] = tuple(claim_id for claim_id in case["rejected"]
+                                    if claim_id in named)
+    return trimmed
+
+
+def _run_cells(cut, case, run, k, parts):
     """Return ({reading: cell} of one run, explain() of it or None); parts
-    holds the measures and whether every run is explained."""
-    measures, explaining = parts
+    holds the measures, whether every run is explained, and whether the
+    case judges claims (then the run sees its own labels alone)."""
+    measures, explaining, judged = parts
+    readings = {"strict": _trimmed(case, run) if judged else case}
+    if readings["strict"].get("disputed"):
+        readings["lenient"] = lenient(readings["strict"])
     cells = {}
-    for reading, case in readings.items():
-        counts = tally(cut, case, run, k=k)
+    for reading, labels in readings.items():
+        counts = tally(cut, labels, run, k=k)
         _check_report_keys(case)  # checked by tally() as the contract's
-        cells[reading] = _cell(case, run, counts, measures, k)
+        cells[reading] = _cell(labels, run, counts, measures, k)
+    cells.setdefault("lenient", cells["strict"])  # no disputed label: alike
     if not _needs_explaining(cells["strict"]["counts"], explaining):
         return cells, None
     return cells, explain(cut, readings["strict"], run, k=k)
 
 
+_NO_RUN = {"retrieved": (), "claims": ()}  # valid beside any case
+
+
 def _question(corpus, case, name, runs, systems, k, parts):
     """Return {reading: {system: entry}} of one question: the strict
     reading, and the lenient one where the case disputes a label."""
-    readings = {"strict": case}
-    try:
-        if type(case) is dict and case.get("disputed"):
-            readings["lenient"] = lenient(case)
-    except EvaluationError as fault:
-        raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
     cut = _cut(corpus, case, runs[name])
+    judged = type(case) is dict and any(key in case for key in _JUDGEMENTS)
+    if judged:  # its labels checked once, in full, as runs see only theirs
+        try:
+            validate(cut, case, _NO_RUN, k)
+        except EvaluationError as fault:
+            raise EvaluationError("case %s: %s" % (_shown(name), fault)
+                                  ) from None
+    readings = ["strict"] + ["lenient"] * bool(judged and case.get("disputed"))
     scored = {reading: {} for reading in readings}
     for system in systems:
         found = _scored_runs(runs, name, system, lambda run: _run_cells(
-            cut, readings, run, k, parts))
+            cut, case, run, k, parts + (judged,)))
         explained = [explanation for cells, explanation in found]
         for reading in readings if found else ():
             cells = [cells[reading] for cells, explanation in found]
@@ -1276,35 +1306,34 @@ def _abstentions(entries):
     return {"correct": len(correct), "total": len(judged)}
 
 
-def _slice_means(names, by_system, measures, answerable):
+def _slice_means(names, by_system, measures):
     """Return a slice's means: per averaged measure and system the macro
     mean, then pooled support, then correct abstentions over its
     unanswerable questions (None when it has none)."""
+    ran = {system: [entries[name] for name in names if name in entries]
+           for system, entries in by_system.items()}
     means = {}
     for measure in _averaged(measures):
         means[measure] = {}
-        for system, entries in by_system.items():
-            values = [entries[name]["scores"][measure] for name in names
-                      if name in entries]
+        for system, entries in ran.items():
+            values = [entry["scores"][measure] for entry in entries]
             means[measure][system] = _macro_mean(values, len(names))
-    means["pooled_support"] = {}
-    for system, entries in by_system.items():
-        ran = [entries[name] for name in names if name in entries]
-        means["pooled_support"][system] = _pooled_support(ran)
-    unanswerable = [name for name in names if name not in answerable]
+    means["pooled_support"] = {system: _pooled_support(entries)
+                               for system, entries in ran.items()}
+    unanswerable = {system: [entry for entry in entries
+                             if not entry["answerable"]]
+                    for system, entries in ran.items()}
     means["correct_abstentions"] = None
-    if unanswerable:
+    if any(unanswerable.values()):
         means["correct_abstentions"] = {
-            system: _abstentions([entries[name] for name in unanswerable
-                                  if name in entries])
-            for system, entries in by_system.items()}
+            system: _abstentions(entries)
+            for system, entries in unanswerable.items()}
     return means
 
 
 def _means(parts, by_system, measures):
     """Return _slice_means() of every slice."""
-    answerable = set(parts["answerable"])
-    return {part: _slice_means(names, by_system, measures, answerable)
+    return {part: _slice_means(names, by_system, measures)
             for part, names in parts.items()}
 
 
@@ -1324,20 +1353,25 @@ def _units(names, groups):
     return len({groups[name] or (name,) for name in names})
 
 
-def _paired_on(by_system, systems, names, measure, groups, read):
-    """Return paired_test() of one measure from the first system to the
-    second over the questions both ran among names; read holds the
-    fraction of each value read so far."""
+def _pairs(by_system, systems, names):
+    """Return (name, the first system's entry, the second's) of each
+    question among names that both ran."""
     before, after = by_system[systems[0]], by_system[systems[1]]
-    shared = [name for name in names if name in before and name in after]
+    return [(name, before[name], after[name]) for name in names
+            if name in before and name in after]
+
+
+def _paired_on(pairs, measure, groups, read):
+    """Return paired_test() of one measure over pairs of entries (see
+    _pairs()); read holds the fraction of each value read so far."""
     values, unmatched = ({}, {}), 0
-    for name in shared:
-        for entries, side in zip((before, after), values):
-            value = entries[name]["scores"][measure]
+    for name, before, after in pairs:
+        for entry, side in ((before, values[0]), (after, values[1])):
+            value = entry["scores"][measure]
             if value is not None and value not in read:
                 read[value] = _exact(value)
             side[name] = None if value is None else read[value]
-        if len(before[name]["runs"]) != len(after[name]["runs"]):
+        if len(before["runs"]) != len(after["runs"]):
             unmatched += 1  # the side with more runs is favoured
     return _paired(values[0], values[1], groups, unmatched)
 
@@ -1391,15 +1425,41 @@ def _manifest_changes(manifests, systems):
             and before.get(field) != after.get(field)]
 
 
-def _comparison(data, table, parts, candidate, decided, read):
+_MAX_TESTED = 10  # candidates past which only the declared measure is tested
+
+
+def _tested(data, table, parts):
+    """Return {reading: {candidate: {measure: paired test}}}, each from the
+    baseline on the answerable slice: in the strict reading, of each
+    averaged measure (past 10 candidates, the declared one alone), and in
+    the lenient one, of the measure the policy declares, if any."""
+    systems = data["systems"]
+    declared = (data["policy"] or {}).get("significance", {}).get("metric")
+    measures = _averaged(_measures_of(data["cases"]))
+    if len(systems) - 1 > _MAX_TESTED:
+        measures = [declared] if declared else []
+    groups, read = _groups(data["cases"]), {}  # read: each value's fraction
+    tests = {}
+    for reading, by_system in table.items():
+        wanted = measures if reading == "strict" else [declared] * bool(
+            declared)
+        tests[reading] = {}
+        for candidate in systems[1:]:
+            pairs = _pairs(by_system, (systems[0], candidate),
+                           parts["answerable"])
+            tests[reading][candidate] = {
+                measure: _paired_on(pairs, measure, groups, read)
+                for measure in wanted}
+    return tests
+
+
+def _comparison(data, table, parts, candidate, tests, decided):
     """Return the comparison of one candidate with the baseline on the
-    questions both ran; read holds the fraction of each value read so far
-    (see _paired_on())."""
+    questions both ran, with its paired tests."""
     systems = (data["systems"][0], candidate)
     strict, groups = table["strict"], _groups(data["cases"])
     changes = _changes(strict[systems[0]], strict[candidate])
     verdicts = {change["case"]: change["verdict"] for change in changes}
-    measures = _averaged(_measures_of(data["cases"]))
     answerable = [name for name in parts["answerable"] if name in verdicts]
     units = _units(answerable, groups)
     tags = [part for part in parts if part not in _SLICES]
@@ -1414,9 +1474,7 @@ def _comparison(data, table, parts, candidate, decided, read):
                          for part in tags},
         "lenient_changes": _turned(changes, table["lenient"], systems)
         if "lenient" in table else None,
-        "paired_tests": {measure: _paired_on(strict, systems, answerable,
-                                             measure, groups, read)
-                         for measure in measures},
+        "paired_tests": tests,
         "p_floor": _lowest_p(units),  # were every answerable unit to move
         "decision": decided,
         "units": units,
@@ -1607,7 +1665,7 @@ def _significance(measure, test, alpha):
             test["groups"], test["question_mean"], over)
     sign = "<" if _is_bound(test) else "="
     detail = ("%s %s: mean %+.2f over %s, p %s %s (%s), level %g (alpha %g, "
-              "Holm's step %d of %d), two-sided: a one-sided test at %g" % (
+              "Holm's step %d of %d; one-sided %g)" % (
                   measure, moved, mean, over, sign, p_text(test["p"],
                                                           test["method"]),
                   test["method"], level, alpha, test["step"], test["steps"],
@@ -1794,18 +1852,15 @@ def _decision(plan, strict, loose):
     return all(judged["accepted"] for judged in taken)
 
 
-def _significance_tests(policy, by_system, systems, answerable, groups,
-                        read):
-    """Return {candidate: its declared paired test from the baseline on the
-    answerable slice, with the level Holm's method compares its p with};
-    {} without the rule."""
+def _significance_tests(policy, tested):
+    """Return {candidate: its declared paired test (see _tested()), with the
+    level Holm's method compares its p with}; {} without the rule."""
     if "significance" not in policy:
         return {}
     measure = policy["significance"]["metric"]
     alpha = policy["significance"]["alpha"]
-    tests = {candidate: _paired_on(by_system, (systems[0], candidate),
-                                   answerable, measure, groups, read)
-             for candidate in systems[1:]}
+    tests = {candidate: by_measure[measure]
+             for candidate, by_measure in tested.items()}
     # Holm's step-down method: the i-th smallest of m p values is compared
     # with alpha / (m - i + 1); from the first that does not hold, none
     # after it holds. A bound sorts as its value; ties keep their order.
@@ -1874,16 +1929,13 @@ def _by_readings(policy, judged, table, parts, systems, cases):
             "findings": _marked(strict, loose)}
 
 
-def _decisions(data, table, parts, read):
+def _decisions(data, table, parts, tested):
     """Return the decision on each system: the baseline judged alone first,
-    then each candidate against it; read holds the fraction of each value
-    read so far."""
+    then each candidate against it, with the paired tests of _tested()."""
     policy, systems = data["policy"], data["systems"]
-    groups = _groups(data["cases"])
     judged = {system: {} for system in systems}
     for reading, by_system in table.items():
-        tests = _significance_tests(policy, by_system, systems,
-                                    parts["answerable"], groups, read)
+        tests = _significance_tests(policy, tested[reading])
         baseline = by_system[systems[0]]
         judged[systems[0]][reading] = _judged(policy, baseline, None)
         for candidate in systems[1:]:
@@ -1985,10 +2037,10 @@ def _summary(data, table, queue, source):
     cases, systems, policy = data["cases"], data["systems"], data["policy"]
     parts, measures = _slices(cases), _measures_of(cases)
     disputed = _disputed_labels(cases)
-    read = {}  # the fraction each value stands for, read once for all tests
+    tested = _tested(data, table, parts)
     decided = None
     if policy is not None:
-        decided = _decisions(data, table, parts, read)
+        decided = _decisions(data, table, parts, tested)
     groups = _groups(cases)
     return {
         "slices": parts,
@@ -1998,7 +2050,8 @@ def _summary(data, table, queue, source):
         "lenient_means": _means(parts, table["lenient"], measures)
         if disputed else None,
         "comparisons": [_comparison(data, table, parts, candidate,
-                                    decided and decided[candidate], read)
+                                    tested["strict"][candidate],
+                                    decided and decided[candidate])
                         for candidate in systems[1:]],
         "disclosures": _disclosures(table["strict"]),
         "unreviewed": _unreviewed(queue, systems),
@@ -2117,7 +2170,7 @@ def _checked_data(data):
 
 
 def _check_systems(systems):
-    """Check a tuple of 2 to 1,000 distinct names, the baseline first."""
+    """Check a tuple of 2 to 100 distinct names, the baseline first."""
     if type(systems) is not tuple or not 2 <= len(systems) <= _MAX_SYSTEMS:
         raise _invalid("systems", "expected a tuple of 2 to %s names, the "
                        "baseline first, got %s", _MAX_SYSTEMS, systems)
@@ -2132,12 +2185,14 @@ def _check_systems(systems):
 def _check_runs(cases, runs, systems):
     """Check that every case is a dict that some listed system ran, that
     every system named in runs is listed, and that there are at most
-    150,000 runs in all, each repeated run counted."""
-    listed, rows = set(systems), 0
+    150,000 runs in all (each repeated run counted) and 100 tags."""
+    listed, rows, tags = set(systems), 0, set()
     for name, case in cases.items():
         if type(case) is not dict:
             raise _invalid("case %s" % _shown(name), "expected a dict, got %s",
                            case)
+        if type(case.get("tags")) is tuple:  # checked as its case is
+            tags.update(tag for tag in case["tags"] if type(tag) is str)
         if not runs.get(name):
             raise _invalid("case %s" % _shown(name), "no system ran it: "
                            "missing from runs")
@@ -2149,6 +2204,9 @@ def _check_runs(cases, runs, systems):
     if rows > _MAX_ROWS:
         raise _invalid("runs", "expected at most %s runs in all (each "
                        "repeated run counts), got %s", _MAX_ROWS, rows)
+    if len(tags) > _MAX_TAGS_IN_ALL:
+        raise _invalid("cases", "expected at most %s tags in all, got %s",
+                       _MAX_TAGS_IN_ALL, len(tags))
 
 
 def _check_manifests(manifests, systems):
@@ -2217,7 +2275,8 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
               "manifests")
 _MAX_FILE_BYTES = 30 * 10 ** 6  # read no further: memory stays bounded
-_MAX_SYSTEMS = 1000  # and the baseline among them
+_MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
+_MAX_TAGS_IN_ALL = 100  # each a slice of the summary
 _MAX_ROWS = 150000  # runs in all: 75,000 questions of two systems
 _MAX_DEPTH = 64  # arrays and objects within one another
 _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300

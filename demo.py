@@ -482,9 +482,9 @@ def decision_lines(title, decided):
         ending = "; the readings disagree, so resolve these disputed labels " \
             "first: " + listed(["%s: %s <- %s" % (name, claim, ", ".join(
                 sources)) for name, claim, sources in decided["depends_on"]], 160)
-    if " alone" in title:  # say which rules a system alone was judged by
-        rules = dict.fromkeys(finding[0] for finding in strict["broken"]
-                              + strict["held"])
+    rules = dict.fromkeys(finding[0] for finding in strict["broken"]
+                          + strict["held"])
+    if " alone" in title and rules:  # say which rules judged a system alone
         title += ", by the rules that need no baseline (%s)" % ", ".join(rules)
     return lines + ["decision for %s, plan %r: %s (%s)%s" % (
         title, decided["plan"], verdict(decided).split(", first")[0], counts,
@@ -666,24 +666,37 @@ def run(options, path):
 
 
 def write(text, stream="stdout"):
-    """Write text to standard output (or "stderr") a megabyte at a time;
-    return 0, or 141 when the reader stopped first, or 74 when it cannot be
-    written."""
+    """Write text to standard output (or "stderr") in ASCII; return 0, or
+    141 when the reader stopped first, or 74 when it cannot be written."""
     output = getattr(sys, stream)
     try:
         if output is None:  # started with it closed
             raise OSError("it is closed")
-        for start in range(0, len(text), 2 ** 20):
-            output.write(text[start:start + 2 ** 20])
+        for start in range(0, len(text), 2 ** 20):  # no copy of all of it
+            chunk = text[start:start + 2 ** 20].encode("ascii", "backslashreplace")
+            output.write(chunk.decode())
         output.flush()
-    except BrokenPipeError:
-        return 141
-    except OSError as error:  # closed or full: at most one line says so
+    except OSError as error:  # closed, full or stopped: at most one line
+        silence(output)
+        if isinstance(error, BrokenPipeError):
+            return 141
         if stream == "stdout":
             write("demo.py: cannot write the report: %s\n" % (
                 error.strerror or error), "stderr")
         return 74
     return 0
+
+
+def silence(output):
+    """Point a standard stream that failed at the null device, so that what
+    is left in its buffer says nothing more when Python exits."""
+    import os
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, output.fileno())
+        os.close(null)
+    except (AttributeError, OSError, ValueError):
+        pass  # no file under it: nothing to say at exit either
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
            "lenient", "explain"]
 
 _MAX_IDS = 100  # IDs in one tuple, claims in one run
-_MAX_DOCUMENTS = 10 ** 6  # documents in a corpus
 _MAX_K = 100
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _ID_CHARACTERS = _LETTERS + "0123456789-"
@@ -220,12 +219,10 @@ def _checked_fields(mapping, name, keys, corpus):
 
 
 def _check_corpus(corpus):
-    """Check that corpus maps 1 to a million IDs to texts, none blank."""
-    if type(corpus) is not dict:
-        raise _invalid("corpus", "expected a dict, got %s", corpus)
-    if not 0 < len(corpus) <= _MAX_DOCUMENTS:
-        raise _invalid("corpus", "expected 1 to %s documents, got %s: %s",
-                       _MAX_DOCUMENTS, len(corpus), corpus)
+    """Check that corpus maps one ID or more to texts, none of them blank."""
+    if type(corpus) is not dict or not corpus:
+        raise _invalid("corpus", "expected a dict of documents, got %s",
+                       corpus)
     for doc_id, text in corpus.items():
         if not _is_id(doc_id):
             raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")",
@@ -643,17 +640,17 @@ def _check_questions(corpus, cases, runs, k):
 def _scored_runs(runs, name, system, score):
     """Return score(run) of each run of one system on one case, in a list;
     a fault names the case, and the system and the run."""
-    found = []
-    for number, run in enumerate(_runs_of(runs, name, system), start=1):
-        try:
+    found, number = [], None
+    try:
+        for number, run in enumerate(_runs_of(runs, name, system), start=1):
             found.append(score(run))
-        except EvaluationError as fault:
-            where = "case %s" % _shown(name)
-            if not str(fault).startswith("case"):  # the run's, not the case's
-                where += ", system %s" % _shown(system)
-                if type(runs[name][system]) is tuple:
-                    where += ", run %d" % number
-            raise EvaluationError("%s: %s" % (where, fault)) from None
+    except EvaluationError as fault:
+        where = "case %s" % _shown(name)
+        if not str(fault).startswith("case"):  # the run's, not the case's
+            where += ", system %s" % _shown(system)
+            if number and type(runs[name][system]) is tuple:
+                where += ", run %d" % number
+        raise EvaluationError("%s: %s" % (where, fault)) from None
     return found
 
 
@@ -1054,6 +1051,8 @@ def _sign_flip_p(differences):
     if scale is not None:
         units = [d.numerator * (scale // d.denominator) for d in moved]
         sizes, observed = [abs(unit) for unit in units], abs(sum(units))
+        if not observed:
+            return Fraction(1), "exact"  # every sum is as far from 0 as that
         # Signs split the sizes into a plus part and a minus part, and the
         # sum is as far from 0 as observed when the plus part is at most
         # (total - observed) / 2, or, swapping the parts, as often again.
@@ -1814,8 +1813,8 @@ def _check_policy(policy, cases):
     metric = policy.get("significance", {}).get("metric")
     if metric is not None and metric not in _measures_of(cases):
         raise _invalid('policy["significance"]["metric"]', "expected a "
-                       "measure the data has, got %s: no case has %s",
-                       metric, MEASURES[metric].get("needs"))
+                       "metric the data measures, got %s: no case has "
+                       + MEASURES[metric]["needs"], metric)
 
 
 def _judged(policy, candidate, baseline, test=None):
@@ -2314,17 +2313,17 @@ def _read(path):
     import stat
     try:
         status = os.stat(path)  # a FIFO or a device would wait, or never end
-        if not stat.S_ISREG(status.st_mode):
-            raise EvaluationError("is not a regular file (a directory, a "
-                                  "FIFO, a socket or a device)")
-        if status.st_size > _MAX_FILE_BYTES:
-            raw = b""  # too large: left unread
-        else:
+        regular = stat.S_ISREG(status.st_mode)
+        raw = b""  # a file that is not regular, or too large, is left unread
+        if regular and status.st_size <= _MAX_FILE_BYTES:
             with open(path, "rb") as file:
                 raw = file.read(_MAX_FILE_BYTES + 1)
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
         reason = getattr(error, "strerror", None) or error
         raise EvaluationError("cannot be read: %s" % reason) from None
+    if not regular:
+        raise EvaluationError("is not a regular file (a directory, a FIFO, a "
+                              "socket or a device)")
     if max(status.st_size, len(raw)) > _MAX_FILE_BYTES:
         raise EvaluationError("holds more than %d bytes, the most a data "
                               "file may hold" % _MAX_FILE_BYTES)

@@ -337,9 +337,16 @@ class WorkedChecks(TestCase):
     """One check per rule of the contract, in the order a course teaches
     them: the first that fails names the next rule to write."""
 
-    def fail(self, msg=None):  # every assertion fails through here
-        rule = self.id().split(".")[-1][5:].replace("_", " ")
-        super().fail("the rule broken: %s\n%s" % (rule, msg))
+    def rule(self, message):
+        """Return a failure's message, the rule its check is named for first, once."""
+        rule = "the rule broken: %s\n" % self.id().split(".")[-1][5:].replace("_", " ")
+        return message if str(message).startswith(rule) else rule + str(message)
+
+    def fail(self, msg=None):  # (what assertRows() and some assertions call)
+        super().fail(self.rule(msg))
+
+    def _formatMessage(self, msg, standard):  # (what the others call)
+        return self.rule(super()._formatMessage(msg, standard))
 
     # Validation: validate() checks every input rule before anything else.
 

@@ -1,9 +1,10 @@
 """Break the scorer on purpose, once per defect, and check what a student would read.
 
-For each defect below, a copy of the project (the four .py files and
-README.md) gets that defect in evaluate.py, and `python -m unittest` runs
-there. It must fail and print at most 300 lines in all, and its first
-FAIL/ERROR block must be the worked check of the rule the defect breaks:
+For each defect below, a copy of the project (or, with --lab, of the course lab
+that `python demo.py --lab` writes) gets that defect in evaluate.py, and
+`python -m unittest` runs there. It must fail and print at most 300 lines in
+all, and its first FAIL/ERROR block must be the worked check of the rule the
+defect breaks:
 - a defect that returns a wrong value fails that check's assertion, and
   nothing raises anywhere;
 - a defect that raises does so in that check, and the traceback ends in the
@@ -12,7 +13,9 @@ The suite then proves it can fail, on evaluate.py's own text: if a defect's
 text is not in evaluate.py exactly once, that defect fails here, so a change
 to the scorer that moves a target must move the target too.
 
-    python .ci/defects.py        one line per defect, then "N passed, N failed"
+    python .ci/defects.py          in a copy of the project
+    python .ci/defects.py --lab    in the course lab
+Each prints one line per defect, then "N passed, N failed".
 """
 import os
 import re
@@ -33,11 +36,10 @@ DEFECTS = {
         ('"k": k,\n        "hits"', '"k": max(1, len(retrieved)),\n        "hits"',
          "test_short_list_keeps_the_cutoff_denominator", None),
     "any labelled citation supports the claim, not all":
-        ("""    for cited in citations:
-        # Any labelled source of this claim will do, but every citation must be one.
-        if cited not in labels[claim_id]:""",
-         """    if not any(cited in labels[claim_id] for cited in citations):
-        if True:""",
+        ("    for cited in citations:  # any labelled source will do, but each one\n"
+         "        if cited not in labels[claim_id]:",
+         "    if not any(cited in labels[claim_id] for cited in citations):\n"
+         "        if True:",
          "test_one_bad_citation_makes_a_claim_unsupported", None),
     "a source outside the top k still supports":
         ("visible = set(retrieved[:k])", "visible = set(retrieved)",
@@ -50,80 +52,85 @@ DEFECTS = {
         ("(1 / first_hit if first_hit", "(1 / (first_hit + 1) if first_hit",
          "test_reciprocal_rank_is_one_over_the_first_relevant_rank", None),
     "coverage over the generated claims, not the expected ones":
-        ('counts["covered"] / counts["expected"]', 'counts["covered"] / max(1, counts["generated"])',
+        ('counts["covered"] / counts["expected"]',
+         'counts["covered"] / max(1, counts["generated"])',
          "test_coverage_divides_the_covered_claims_by_the_expected_ones", None),
     "coverage from the supported claims, not the covered ones":
         ('counts["covered"] / counts["expected"]', 'counts["supported"] / counts["expected"]',
          "test_coverage_divides_the_covered_claims_by_the_expected_ones", None),
     "support over the expected claims, not the generated ones":
-        ('counts["supported"] / counts["generated"]', 'counts["supported"] / max(1, counts["expected"])',
+        ('counts["supported"] / counts["generated"]',
+         'counts["supported"] / max(1, counts["expected"] or 1)',
          "test_support_divides_by_the_generated_claims", None),
     "abstention inverted":
-        ("not counts[\"generated\"] if listed", "bool(counts[\"generated\"]) if listed",
+        ('not counts["generated"]', 'bool(counts["generated"])',
          "test_abstaining_is_correct_only_on_an_unanswerable_question", None),
     "ranks counted from 0":
-        ("enumerate(retrieved[:k], start=1) if", "enumerate(retrieved[:k]) if",
+        ("enumerate(retrieved[:k], start=1)", "enumerate(retrieved[:k])",
          "test_ranks_count_from_one", None),
     "a hit counted one slot past k":
-        ("enumerate(retrieved[:k], start=1) if", "enumerate(retrieved[:k + 1], start=1) if",
+        ("enumerate(retrieved[:k], start=1)", "enumerate(retrieved[:k + 1], start=1)",
          "test_the_top_k_holds_k_documents_no_more_no_fewer", None),
     "ranks that stop one short of k":
-        ("enumerate(retrieved[:k], start=1) if", "enumerate(retrieved[:k - 1], start=1) if",
+        ("enumerate(retrieved[:k], start=1)", "enumerate(retrieved[:k - 1], start=1)",
          "test_the_top_k_holds_k_documents_no_more_no_fewer", None),
     "claims sorted by ID":
-        ("            for claim_id, citations in claims]", "            for claim_id, citations in "
-         "sorted(claims)]", "test_each_claim_gets_its_reason_in_answer_order", None),
+        ("            for claim_id, citations in claims]",
+         "            for claim_id, citations in sorted(claims)]",
+         "test_each_claim_gets_its_reason_in_answer_order", None),
     "citations counted, not claims":
-        ('"supported": len(supported) if judged else None,',
-         '"supported": sum(len(cited) for claim, cited in claims or () if claim in supported) '
-         'if judged else None,', "test_a_claim_citing_two_labelled_sources_is_one_supported_claim",
-         None),
+        ('"supported": None if supported is None else len(supported),',
+         '"supported": None if supported is None else sum(len(cited) for claim, cited '
+         'in claims if claim in supported),',
+         "test_a_claim_citing_two_labelled_sources_is_one_supported_claim", None),
     "no hit gives the int 0":
         ("if first_hit else 0.0)", "if first_hit else 0)",
          "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", None),
     "a case changed by setdefault":
-        ('"disclosed": len(_disclosed(case.get("restricted", ())',
-         '"disclosed": len(_disclosed(case.setdefault("restricted", ())',
+        ('restricted = case.get("restricted", ())\n    return {',
+         'restricted = case.setdefault("restricted", ())\n    return {',
          "test_scoring_never_changes_an_input", None),
     "counting without validation":
-        ("""    relevant, support, retrieved, claims = validate(
-        corpus, case, run, k, corpus_checked=corpus_checked, case_checked=case_checked)
-    ranks""", """    relevant, support = case["relevant"], case["support"]
-    retrieved, claims = run["retrieved"], run["claims"]
-    ranks""", "test_counting_starts_with_validation", None),
+        ("    relevant, support, retrieved, claims = validate(corpus, case, run, k)\n"
+         "    ranks",
+         '    relevant, support = case["relevant"], case["support"]\n'
+         '    retrieved, claims = run["retrieved"], run["claims"]\n    ranks',
+         "test_counting_starts_with_validation", None),
     "reciprocal rank taken from the last hit, not the first":
         ('"first_hit": ranks[0] if ranks else None', '"first_hit": ranks[-1] if ranks else None',
          "test_the_first_hit_is_the_best_ranked_relevant_document", None),
     "expected claims counted from the relevant documents":
         ('"expected": None if support is None else len(support),',
-         '"expected": None if support is None else len(relevant),',
+         '"expected": None if support is None else len(relevant or support),',
          "test_expected_claims_are_counted_from_the_labels", None),
     "the relevant count taken from the retrieved list":
-        ('"relevant": len(relevant),', '"relevant": len(retrieved),',
+        ('"relevant": None if ranks is None else len(relevant),',
+         '"relevant": None if ranks is None else len(retrieved),',
          "test_relevant_documents_are_counted_whether_retrieved_or_not", None),
     "a restricted document cited but not retrieved is not disclosed":
         ("exposed.update(citations)", "pass",
          "test_a_restricted_document_in_the_top_k_or_cited_is_disclosed", None),
     "a judged claim counted only where claims are expected":
-        ("if case[\"support\"] is None and not any(key in case for key in _JUDGEMENTS):",
-         "if case[\"support\"] is None:",
-         "test_claims_judged_without_expected_ones_are_supported_and_cover_nothing", None),
+        ('if case["support"] is None and not any(key in case for key in _JUDGEMENTS):',
+         'if case["support"] is None:',
+         "test_a_claim_citing_its_labelled_source_in_the_top_k_is_supported", None),
     "the lenient reading drops the optional claims":
-        ("        if optional or fields[\"support\"] is None:  # what judges an answer stays\n"
-         "            reading[\"optional\"] = optional\n", "",
+        ('        if optional or fields["support"] is None:  # still judged\n'
+         '            reading["optional"] = optional\n', "",
          "test_the_lenient_reading_adds_each_disputed_source_and_expects_no_new_claim", None),
     # Defects that raise: the traceback must end where they do.
     "support of an empty answer divides by 0":
-        ('counts["supported"] / counts["generated"]\n        if judged and counts["generated"] else None',
-         'counts["supported"] / counts["generated"]\n        if judged else None',
-         "test_an_answerable_question_with_nothing_back_scores_zero_not_na", "_scores"),
+        ('counts["supported"] / counts["generated"]\n        if judged else None',
+         'counts["supported"] / counts["generated"]\n'
+         '        if counts["supported"] is not None else None',
+         "test_an_answerable_question_with_nothing_back_scores_zero_not_na", "scores"),
     "recall of an unanswerable question divides by 0":
-        ('counts["hits"] / counts["relevant"] if answerable else None',
-         'counts["hits"] / counts["relevant"]',
-         "test_an_unanswerable_question_has_no_retrieval_values_and_no_coverage", "_scores"),
+        ('counts["hits"] / counts["relevant"] if ranked else None',
+         'counts["hits"] / counts["relevant"] if counts["relevant"] is not None else None',
+         "test_an_unanswerable_question_has_no_retrieval_values_and_no_coverage", "scores"),
     "reciprocal rank with no hit divides by None":
         ("(1 / first_hit if first_hit else 0.0)", "(1 / first_hit)",
-         "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", "_scores"),
+         "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", "scores"),
     "the no-label rule removed, so a claim nobody labelled raises":
         ('    if claim_id not in labels:\n        return "no label"',
          '    if False:\n        return "no label"',
@@ -131,11 +138,20 @@ DEFECTS = {
 }
 
 
-def broken_copy(folder, original, replacement):
-    """Copy the project into folder, with one defect put into evaluate.py; False if the
-    defect's text is not in evaluate.py exactly once."""
+def project(folder, lab):
+    """Copy the project, or write the course lab, into folder."""
+    if lab:
+        subprocess.run([sys.executable, os.path.join(ROOT, "demo.py"), "--lab", folder],
+                       check=True, stdout=subprocess.DEVNULL)
+        return
     for name in FILES:
         shutil.copy(os.path.join(ROOT, name), folder)
+
+
+def broken_copy(folder, original, replacement, lab):
+    """Put the project or the lab into folder, with one defect in evaluate.py; False if
+    the defect's text is not in evaluate.py exactly once."""
+    project(folder, lab)
     path = os.path.join(folder, "evaluate.py")
     with open(path, encoding="utf-8") as file:
         source = file.read()
@@ -179,8 +195,9 @@ def problems(output, check, function):
     return found
 
 
-def main():
-    """Run the suite on every broken copy at once; report each defect."""
+def main(arguments):
+    """Run the suite on every broken copy, two at a time; report each defect."""
+    lab = arguments == ["--lab"]
     failed = 0
     with tempfile.TemporaryDirectory() as scratch:
         runs = []
@@ -188,7 +205,7 @@ def main():
                 DEFECTS.items()):
             folder = os.path.join(scratch, str(number))
             os.mkdir(folder)
-            if not broken_copy(folder, original, replacement):
+            if not broken_copy(folder, original, replacement, lab):
                 runs.append((name, None, check, function))
                 continue
             process = subprocess.Popen([sys.executable, "-m", "unittest"], cwd=folder,
@@ -210,4 +227,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -16,9 +16,8 @@ validated first: a fault raises EvaluationError, a ValueError whose message
 starts with the field at fault and shows the value. Inputs are never modified.
 Nothing here reads text, extracts claims or calls a model.
 
-Above START: faults and the shapes of the inputs. Between START and END: the
-contract of one question. A course lab stops at END; below it, the full module
-builds everything else on the contract's public functions alone.
+Above START: faults and the shapes of the inputs. A course lab stops at END;
+below it, the full module builds on the contract's public functions alone.
 """
 
 __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
@@ -30,8 +29,7 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _ID_CHARACTERS = _LETTERS + "0123456789-"
 _ID_RULE = "IDs are 1 to 32 characters: a-z first, then a-z, 0-9 or '-'"
 
-# What a control character becomes in a message, so that a message is
-# always one line on any terminal.
+# A control character as a message shows it: one line, on any terminal.
 _ESCAPES = {code: "\\x%02x" % code for code in list(range(32)) + [127]}
 _ESCAPES.update({9: "\\t", 10: "\\n", 13: "\\r"})
 
@@ -313,14 +311,14 @@ def _labels(case):
     if case["support"] is None and not any(key in case for key in _JUDGEMENTS):
         return None
     # An optional claim counts as supported, but covers nothing.
-    if "optional" not in case:
-        return case["support"] or {}
-    return {**(case["support"] or {}), **case["optional"]}
+    return {**(case["support"] or {}), **case.get("optional", {})}
 
 
 def _unsupported_because(claim_id, citations, labels, visible, corpus):
-    """Return the first rule a claim breaks, each checked against every
-    citation before the next, or None when the claim is supported."""
+    """Return None when a claim is supported, else the first rule it breaks,
+    each checked against every citation before the next: "no citation",
+    "no label" (in labels), "not in the corpus", "not a labelled source"
+    (of the claim in labels), "outside the top k" (not visible)."""
     # Strict citations: one good citation does not excuse a bad one.
     if not citations:
         return "no citation"

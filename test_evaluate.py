@@ -1276,8 +1276,7 @@ REJECTED = [
     ("claims expected of an unanswerable question",
      inputs(case={"relevant": (), "support": {"switch": ("rollback",)}}),
      "case[\"support\"]['switch']", "rollback"),
-    ("relevant documents but no expected claim", case_input(support={}), 'case["support"]',
-     ("rollback", "checklist"), {}),
+    ("relevant documents but no expected claim", case_input(support={}), 'case["support"]', {}),
     # case["disputed"] and case["rejected"], when given: labels reviewers did not agree on,
     # and claims they judged unsupported by every document.
     ("disputed as a list", case_input(disputed=[]), 'case["disputed"]', []),

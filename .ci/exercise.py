@@ -1,27 +1,24 @@
-"""Build the course exercise, walk it as a student would, and rewrite the scorer twice.
+"""Walk the exercise lab as a student would, and rewrite the scorer twice.
 
-The exercise is evaluate.py with the body of each public function of the contract
-of one question (EXERCISE) replaced by `raise NotImplementedError`; their
-signatures and docstrings stay. A student runs `python -m unittest`, writes the
-function that the first failure's traceback names, and runs it again. This
-script checks, in a folder holding the four .py files:
+`python demo.py --lab FOLDER --exercise` writes the course lab with the body of
+each function of the contract that holds a rule replaced by
+`raise NotImplementedError`. A student runs `python -m unittest`, writes the
+function that the first failure names, and runs it again. This script checks:
 
-1. the exercise: `python -m unittest` prints one FAIL/ERROR block, a check of
-   GATES (the fixture's and the worked checks) whose traceback ends in the first
-   function of EXERCISE;
-2. each step (one more function written back, in the order of the contract): at
-   most 80 lines, one block, a check later than the step before, whose traceback
-   ends in the next function of EXERCISE; the last step passes the whole suite;
-3. (CPython 3.9+, for ast.unparse) the contract of one question rewritten in
-   other words: every private function and class between its START and END lines
-   renamed, every local name changed, every function reformatted. The whole suite
-   passes, with the four files and with README.md beside them, and demo.py prints
-   the same bytes (plain, --explain --summary, --json --summary --explain);
-4. the contract written from scratch by another hand (.ci/own_contract.py: the
-   public functions only, with helpers of its own): the same.
+1. the walk: with the first n functions of STEPS written back, `python -m
+   unittest` in the lab prints at most 40 lines and one FAIL/ERROR block, the
+   first worked check of the next function's rule, whose traceback ends in
+   that function; with all of them written, the suite passes;
+2. (CPython 3.9+, for ast.unparse) the contract of one question in other
+   words: every private function and class between its START and END lines
+   renamed, every local name changed, every function reformatted;
+3. the contract written from scratch by another hand (.ci/own_contract.py:
+   the public functions only, with helpers of its own and another plan).
+   Each of 2 and 3 must pass the whole suite, in the project and in the lab,
+   and make demo.py print the same bytes.
 
-    python .ci/exercise.py               the checks, one line each, then "N passed, N failed"
-    python .ci/exercise.py --write DIR   write the exercise's four .py files into DIR
+    python .ci/exercise.py        the checks, one line each, then "N passed, N failed"
+    python .ci/exercise.py --help this text
 """
 import ast
 import os
@@ -33,53 +30,29 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from test_evaluate import GATES  # noqa: E402  (after the path is set)
+import demo  # noqa: E402  (after the path is set)
 
-HANDOUT = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py")
-EXERCISE = ("validate", "lenient", "tally", "evaluate", "explain")
+FILES = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py", "README.md")
+# The function to write at each step, and the worked check that asks for it.
+STEPS = [
+    ("_hit_ranks", "test_the_top_k_holds_k_documents_no_more_no_fewer"),
+    ("scores", "test_precision_divides_the_hits_by_k"),
+    ("_unsupported_because", "test_a_claim_citing_its_labelled_source_in_the_top_k_is_supported"),
+    ("_uncovered", "test_expected_claims_are_counted_from_the_labels"),
+    ("_reviewed", "test_a_rejected_claim_is_told_from_one_nobody_reviewed"),
+    ("_disclosed", "test_a_restricted_document_in_the_top_k_or_cited_is_disclosed"),
+    ("lenient", "test_the_lenient_reading_adds_each_disputed_source_and_expects_no_new_claim"),
+]
 START, END = "START OF THE CONTRACT OF ONE QUESTION", "END OF THE CONTRACT OF ONE QUESTION"
-MAX_LINES = 80
-CHECKS = [name for group, name in GATES]
+MAX_LINES = 40
 DEMO_OPTIONS = ([], ["--explain", "--summary"], ["--json", "--summary", "--explain"])
 
 
-def functions(source):
-    """Return {name: FunctionDef} of the module-level functions in source."""
-    return {node.name: node for node in ast.parse(source).body
-            if isinstance(node, ast.FunctionDef)}
-
-
-def stubbed(source, names):
-    """Return source with the body of each function in names, after its docstring,
-    replaced by `raise NotImplementedError`."""
-    lines = source.split("\n")
-    nodes = functions(source)
-    for name in sorted(names, key=lambda name: -nodes[name].lineno):  # bottom up
-        node = nodes[name]
-        docstring = node.body[0]
-        indent = " " * node.body[0].col_offset
-        lines[docstring.end_lineno:node.end_lineno] = [indent + "raise NotImplementedError"]
-    return "\n".join(lines)
-
-
-def contract_lines(source):
-    """Return the line numbers (from 1) of the START and END comment lines."""
-    lines = source.split("\n")
-    return tuple(next(number for number, line in enumerate(lines, start=1)
-                      if line.startswith("#") and word in line) for word in (START, END))
-
-
 def run_suite(folder):
-    """Start python -m unittest in folder; return the process (stdout holds its output)."""
+    """Start python -m unittest in folder; return the process."""
     return subprocess.Popen([sys.executable, "-m", "unittest"], cwd=folder,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             universal_newlines=True, env=dict(os.environ, EVERY_FAILURE="0"))
-
-
-def finished(process):
-    """Return (exit status, output) of a suite started by run_suite()."""
-    output = process.communicate()[0]
-    return process.returncode, output
 
 
 def blocks(output):
@@ -95,57 +68,52 @@ def blocks(output):
 
 def function_raised(lines):
     """Return the evaluate.py function in which a traceback ends, or None."""
-    frames = [re.search(r'evaluate\.py", line \d+, in (\w+)$', line) for line in lines]
-    named = [frame.group(1) for frame in frames if frame]
+    named = re.findall(r'evaluate\.py", line \d+, in (\w+)$', "\n".join(lines), re.M)
     return named[-1] if named else None
 
 
-def copy_handout(folder, evaluate_source, readme=False):
-    """Write the four .py files into folder, with evaluate.py replaced by evaluate_source."""
-    for name in HANDOUT + (("README.md",) if readme else ()):
-        shutil.copy(os.path.join(ROOT, name), folder)
-    with open(os.path.join(folder, "evaluate.py"), "w", encoding="utf-8") as file:
-        file.write(evaluate_source)
+def write_lab(folder, evaluate_source=None):
+    """Write the course lab into folder, its evaluate.py replaced if given."""
+    files = demo.lab_files(exercise=False)
+    if evaluate_source is not None:
+        files["evaluate.py"] = evaluate_source
+    os.makedirs(folder, exist_ok=True)
+    for name, text in files.items():
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as file:
+            file.write(text)
 
 
-def walk(source, scratch):
-    """Yield (label, problem or None) for each step of the exercise walk.
-
-    Step n has the first n functions of EXERCISE written back; the steps are
-    run at once, and read in order.
-    """
+def walk(scratch):
+    """Yield (label, problem or None) for each step of the exercise walk."""
+    lab = demo.lab_files(exercise=False)["evaluate.py"]
+    names = [name for name, check in STEPS]
+    if demo.lab_files(exercise=True)["evaluate.py"] != demo.stubbed(lab, names):
+        yield "the exercise lab stubs the functions of STEPS", "it stubs others"
     processes = []
-    for step in range(len(EXERCISE) + 1):
+    for step in range(len(STEPS) + 1):
         folder = os.path.join(scratch, "step%d" % step)
-        os.mkdir(folder)
-        copy_handout(folder, stubbed(source, EXERCISE[step:]))
+        write_lab(folder, demo.stubbed(lab, names[step:]))
         processes.append(run_suite(folder))
-    previous = -1
     for step, process in enumerate(processes):
-        status, output = finished(process)
-        found, lines = blocks(output), output.splitlines()
-        label = "exercise, %s" % ("the stubbed contract" if step == 0 else
-                                  "with %s() written" % EXERCISE[step - 1])
-        if step == len(EXERCISE):
-            yield label + ": the suite passes", None if status == 0 and not found else output[-800:]
+        output = process.communicate()[0]
+        label = "exercise, %s" % ("every rule left to write" if step == 0 else
+                                  "%s() written" % names[step - 1])
+        if step == len(STEPS):
+            yield label + ": the suite passes", None if process.returncode == 0 else output[-800:]
             return
-        expected = EXERCISE[step]
-        problems = []
-        if len(lines) > MAX_LINES:
-            problems.append("%d lines, more than %d" % (len(lines), MAX_LINES))
+        function, check = STEPS[step]
+        found, problems = blocks(output), []
+        if len(output.splitlines()) > MAX_LINES:
+            problems.append("%d lines, more than %d" % (len(output.splitlines()), MAX_LINES))
         if len(found) != 1:
             problems.append("%d FAIL/ERROR blocks, not 1" % len(found))
         name, block = found[0] if found else (None, [])
-        if name not in CHECKS:
-            problems.append("the first block, %s, is no worked check" % name)
-        elif CHECKS.index(name) <= previous:
-            problems.append("%s is not a later rule than the step before" % name)
-        else:
-            previous = CHECKS.index(name)
-        raised = function_raised(block)
-        if raised != expected:
-            problems.append("the traceback ends in %s, not %s" % (raised, expected))
-        yield "%s: %s asks for %s()" % (label, name, expected), "; ".join(problems) or None
+        if name != check:
+            problems.append("the first block is %s, not %s" % (name, check))
+        if function_raised(block) != function:
+            problems.append("the traceback ends in %s, not %s" % (function_raised(block),
+                                                                  function))
+        yield "%s: %s asks for %s()" % (label, check, function), "; ".join(problems) or None
 
 
 class Renamer(ast.NodeTransformer):
@@ -162,18 +130,26 @@ class Renamer(ast.NodeTransformer):
         return node
 
 
+def contract_lines(source):
+    """Return the line numbers (from 1) of the START and END comment lines."""
+    lines = source.split("\n")
+    return tuple(next(number for number, line in enumerate(lines, start=1)
+                      if line.startswith("#") and word in line) for word in (START, END))
+
+
 def rewritten(source):
     """Return source with the contract of one question in other words: each function
     between the START and END lines rewritten by ast.unparse (no comment, other
-    formatting) with other local names, and each private function and class renamed."""
+    formatting) with other local names, and each private function renamed."""
     start, end = contract_lines(source)
     lines = source.split("\n")
-    tree = ast.parse("\n".join(lines[start:end - 1]))  # the lines between the two
+    tree = ast.parse("\n".join(lines[start:end - 1]))
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             Renamer(node).visit(node)
     region = ast.unparse(ast.fix_missing_locations(tree))
-    private = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+    private = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef,
+                                                                    ast.ClassDef))
                and node.name.startswith("_")]
     for index, name in enumerate(private):
         region = re.sub(r"\b%s\b" % re.escape(name), "_own_helper_%d" % index, region)
@@ -181,8 +157,8 @@ def rewritten(source):
 
 
 def own_contract(source):
-    """Return source with everything between the START and END lines replaced by the
-    contract that .ci/own_contract.py writes from scratch."""
+    """Return source with everything between the START and END lines replaced by
+    the contract .ci/own_contract.py writes from scratch."""
     start, end = contract_lines(source)
     lines = source.split("\n")
     with open(os.path.join(ROOT, ".ci", "own_contract.py"), encoding="utf-8") as file:
@@ -190,48 +166,53 @@ def own_contract(source):
     return "\n".join(lines[:start] + own + lines[end - 1:])
 
 
-def demo_outputs(folder):
-    """Return (status, stdout) of demo.py with each of DEMO_OPTIONS, run in folder."""
-    return [subprocess.run([sys.executable, "demo.py"] + options, cwd=folder,
+def demo_outputs(folder, options=DEMO_OPTIONS):
+    """Return the standard output of demo.py with each of options, run in folder."""
+    return [subprocess.run([sys.executable, "demo.py"] + option, cwd=folder,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE).stdout
-            for options in DEMO_OPTIONS]
+            for option in options]
 
 
-def rewrite_checks(source, scratch):
-    """Yield (label, problem or None): each rewrite passes the suite, without and with
-    README.md, and demo.py prints what it prints with the contract as written."""
-    versions = [("own contract", own_contract(source))]
+def rewrite_checks(scratch):
+    """Yield (label, problem or None): each rewrite passes the suite, in the project
+    and in the lab, and demo.py prints what it prints with the contract as written."""
+    with open(os.path.join(ROOT, "evaluate.py"), encoding="utf-8") as file:
+        source = file.read()
+    lab = demo.lab_files(exercise=False)["evaluate.py"]
+    versions = [("own contract", own_contract)]
     if sys.version_info >= (3, 9):  # ast.unparse is new in 3.9
-        versions.insert(0, ("rewrite in other words", rewritten(source)))
+        versions.insert(0, ("rewrite in other words", rewritten))
     processes = []
-    for what, new in versions:
-        if new == source:
-            yield what + ": the contract was rewritten", "nothing changed"
-        for readme in (False, True):
-            folder = os.path.join(scratch, "%s-%s" % (what.replace(" ", "-"), readme))
+    for what, rewrite in versions:
+        for where in ("project", "lab"):
+            folder = os.path.join(scratch, "%s-%s" % (what.replace(" ", "-"), where))
             os.mkdir(folder)
-            copy_handout(folder, new, readme)
-            processes.append((what, readme, folder, run_suite(folder)))
-    for what, readme, folder, process in processes:
-        status, output = finished(process)
-        yield "%s passes the suite, %s" % (what, "with README.md" if readme else "four files"), \
-            None if status == 0 else output[-1500:]
-        if readme:
-            same = demo_outputs(folder) == demo_outputs(ROOT)
-            yield "%s prints what demo.py prints" % what, None if same else "other output"
+            if where == "lab":
+                write_lab(folder, rewrite(lab))
+            else:
+                for name in FILES:
+                    shutil.copy(os.path.join(ROOT, name), folder)
+                with open(os.path.join(folder, "evaluate.py"), "w", encoding="utf-8") as file:
+                    file.write(rewrite(source))
+            processes.append((what, where, folder, run_suite(folder)))
+    for what, where, folder, process in processes:
+        output = process.communicate()[0]
+        yield "%s passes the suite, in the %s" % (what, where), \
+            None if process.returncode == 0 else output[-1500:]
+        options = DEMO_OPTIONS if where == "project" else DEMO_OPTIONS[:1]
+        same = demo_outputs(folder, options) == demo_outputs(ROOT, options)
+        yield "%s prints what demo.py prints, in the %s" % (what, where), \
+            None if same else "other output"
 
 
 def main(arguments):
-    """Run the checks, or write the exercise into a folder."""
-    with open(os.path.join(ROOT, "evaluate.py"), encoding="utf-8") as file:
-        source = file.read()
-    if arguments[:1] == ["--write"] and len(arguments) == 2:
-        os.makedirs(arguments[1], exist_ok=True)
-        copy_handout(arguments[1], stubbed(source, EXERCISE))
-        return 0
+    """Run the checks."""
+    if arguments:
+        print(__doc__)
+        return 0 if arguments in (["-h"], ["--help"]) else 2
     passed = failed = 0
     with tempfile.TemporaryDirectory() as scratch:
-        for label, problem in list(walk(source, scratch)) + list(rewrite_checks(source, scratch)):
+        for label, problem in list(walk(scratch)) + list(rewrite_checks(scratch)):
             print("%s: %s" % (label, "ok" if problem is None else "FAIL"))
             if problem is not None:
                 print("    " + problem.replace("\n", "\n    "))

@@ -1,9 +1,9 @@
 """Add two questions to the fixture as a student would, and check what the suite asks for.
 
-In a folder that holds only the four .py files (a course handout), and then
-in one that also holds README.md, this script adds an answerable question
-("pager") and an unanswerable one ("budget") to fixtures.py, with runs of
-systems A and B. Then:
+In a folder that holds only the four .py files (a course handout), then in
+one that also holds README.md, then in the course lab, this script adds an
+answerable question ("pager") and an unanswerable one ("budget") to
+fixtures.py, with runs of systems A and B. Then:
 1. `python -m unittest` must fail exactly the two tests of the row tables,
    EXPECTED_SCORES and EXPECTED_EXPLANATIONS, with no error, and each must
    name the rows to add;
@@ -108,14 +108,18 @@ def checks(folder):
 
 
 def main():
-    """Run the checks with the four .py files alone, then with README.md beside them."""
+    """Run the checks with the four .py files alone, then with README.md beside them,
+    then in the course lab that `python demo.py --lab` writes."""
     passed = failed = 0
-    for files in (HANDOUT, HANDOUT + ("README.md",)):
+    for files in (HANDOUT, HANDOUT + ("README.md",), "the course lab"):
         with tempfile.TemporaryDirectory() as folder:
-            for name in files:
+            if files == "the course lab":
+                subprocess.run([sys.executable, os.path.join(ROOT, "demo.py"), "--lab",
+                                folder], check=True, stdout=subprocess.DEVNULL)
+            for name in files if files != "the course lab" else ():
                 shutil.copy(os.path.join(ROOT, name), folder)
             for label, problem in checks(folder):
-                where = "%d files" % len(files)
+                where = files if files == "the course lab" else "%d files" % len(files)
                 print("%s, %s: %s" % (where, label, "ok" if problem is None else "FAIL"))
                 if problem is not None:
                     print("    " + problem.replace("\n", "\n    "))

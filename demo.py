@@ -407,7 +407,7 @@ def test_text(test):
                       "<" if bound else "=", p_text(test["p"], test["method"]),
                       how, p_text(test["min_p"]), test["wins"] + test["losses"])
     if test["unmatched_runs"]:
-        text += " | %d questions with more runs on one side (it is favoured)" % (
+        text += " | more runs on one side on %d of the questions (it is favoured)" % (
             test["unmatched_runs"])
     return text
 

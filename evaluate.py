@@ -1673,8 +1673,9 @@ def _significance(measure, test, alpha):
     if not test["reached"] and _p_holds(test, level):
         detail += ": not reached, as an earlier p in Holm's order did not hold"
     if test["unmatched_runs"]:
-        detail += (": %d questions have more runs on one side than the other "
-                   "(the side with more is favoured)" % test["unmatched_runs"])
+        detail += (": more runs on one side than the other on %d of the "
+                   "questions (the side with more is favoured)"
+                   % test["unmatched_runs"])
     return detail
 
 
@@ -2287,8 +2288,9 @@ def load_data(path):
     holds more than 30,000,000 bytes, text that is not UTF-8 or not JSON
     (with the line and column JSON gives), NaN or Infinity, an integer of
     over 100 digits, nesting over 64 deep, a key repeated in one object,
-    and the keys, k, systems and manifests of the data. Its corpus, cases,
-    runs and policy are checked when report() scores them.
+    and the keys, k, systems, manifests and corpus of the data, and the
+    shapes of its cases and runs. Each case, run and the policy are checked
+    when report() scores them.
     """
     import os
     try:
@@ -2301,7 +2303,7 @@ def load_data(path):
     except UnicodeDecodeError as error:
         raise EvaluationError("is not UTF-8 text: %s at byte %d"
                               % (error.reason, error.start)) from None
-    return _data_parts(_parsed(text))
+    return _checked_data(_parsed(text))
 
 
 def _read(path):

@@ -64,8 +64,7 @@ def in_order(group):
 
 
 def first_failure():
-    """Return (group, name) of the first of GATES that fails, or None: found
-    once, quietly."""
+    """Return (group, name) of the first of GATES that fails, or None."""
     if "found" not in WAITING_FOR:
         WAITING_FOR.update(found=None, quiet=True)
         try:
@@ -122,8 +121,7 @@ def shown(value):
 
 
 class TestCase(unittest.TestCase):
-    """Checks that fail once however many rows are wrong; each may step
-    aside."""
+    """Checks that fail once however many rows are wrong; each may step aside."""
 
     def setUp(self):
         restore_fixture()  # as written, whatever a scorer under test changed
@@ -189,8 +187,7 @@ class TestCase(unittest.TestCase):
 
 
 def kinds_differ(expected, got):
-    """Return a note when expected and got differ only as tuples and lists
-    do, else ''."""
+    """Return a note when expected and got differ only as tuples and lists do."""
     def plain(value):
         if type(value) in (list, tuple):
             return tuple(map(plain, value))
@@ -314,15 +311,13 @@ def labels_only(name, **fields):
 
 
 def judged_run(name, system, k=2, function="tally"):
-    """Return tally() (or another function) of a fixture run, judged by
-    labels_only()."""
+    """Return tally() (or another function) of a run judged by labels_only()."""
     return getattr(evaluate, function)(CORPUS, labels_only(name),
                                        RUNS[name][system], k=k)
 
 
 def owner_answer(*citations, retrieved=("owners", "archive"), k=2):
-    """Return tally() of the owner question, by labels alone, answered
-    'aurora' citing citations."""
+    """Return tally() of the owner question answered 'aurora' citing citations."""
     run = {"retrieved": retrieved, "claims": (("aurora", citations),)}
     return evaluate.tally(CORPUS, labels_only("owner"), run, k=k)
 
@@ -1542,12 +1537,12 @@ class InputRules(TestCase):
                         rows)
 
     def test_a_value_too_large_or_too_odd_to_print_still_makes_a_one_line_message(self):
-        lines = type("Lines", (), {"__repr__": lambda self: "a\nb\rc"})()
+        lines = type("Lines", (), {"__repr__": lambda self: "a\nb\rc\x0b\x0c\x1c\x1d\x1e"})()
         deep = ["x"]
         for _ in range(5000):  # nested beyond any recursion limit
             deep = [deep]
         rows = [(-2 ** 10000, ("<int of 10001 bits>",)),
-                (BrokenRepr(), ("<BrokenRepr with a broken repr>",)), (lines, ("a\\nb\\rc",)),
+                (BrokenRepr(), ("<BrokenRepr with a broken repr>",)), (lines, ("a\\nb\\rc\\x0b\\x0c\\x1c\\x1d\\x1e",)),
                 (deep, ("<list with a broken repr>", "[[[...")), ]  # as deep as repr() goes
         for item, endings in rows:
             message = message_of(evaluate.evaluate, inputs(case=item))
@@ -1950,6 +1945,11 @@ class Comparison(TestCase):
                 ((Fraction(1, 11), "sampled"), "0.091"),  # 1091/12001, sampled, is no 1/11
                 ((Fraction(1, 2 ** 40),), "9.1e-13"), ((Fraction(1, 2 ** 1200),), "below 1e-300")]
         self.assertRows(evaluate.p_text, rows)
+        faults = [(({"p": p},), "p: expected a number from 0 to 1, got %r" % (p,))
+                  for p in ("1/2", None, -0.5, 1.5, float("nan"), True)]
+        faults.append((({"p": 0.5, "method": "guessed"},), "method: expected \"exact\" or "
+                       "\"sampled\", got 'guessed'"))
+        self.assertRows(lambda arguments: message_of(evaluate.p_text, arguments), faults)
 
 
 # --- Deciding: the acceptance policy --------------------------------------------------
@@ -3007,9 +3007,26 @@ class Demo(TestCase):
 
     def test_help_prints_usage_and_an_unknown_option_exits_with_status_2(self):
         wrong = [("--sumary",), ("--summary", "--summary"), ("--summary", "extra"), ("summary",),
-                 ("--data",), ("--data", "a.json", "--data", "b.json"), ("--gate", "--gate")]
-        rows = [(("-h",), (0, USAGE, "")), (("--help",), (0, USAGE, ""))]
+                 ("--data",), ("--data", "a.json", "--data", "b.json"), ("--gate", "--gate"),
+                 ("--exercise",), ("--lab", "x", "--summary"), ("--lab", "x", "--data", "a")]
+        rows = [(("-h",), (0, USAGE, "")), (("--help",), (0, USAGE, "")),
+                (("--lab", "x", "--help"), (0, USAGE, ""))]
         self.assertRows(demo_output, rows + [(arguments, (2, "", USAGE)) for arguments in wrong])
+
+    def test_the_lab_is_written_into_a_new_folder_and_never_over_anything(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            lab, mine = os.path.join(scratch, "lab"), os.path.join(scratch, "notes.txt")
+            status, out, err = demo_output("--lab", lab, "--exercise")
+            self.assertEqual((status, err, sorted(os.listdir(lab))), (0, "", [
+                "LICENSE", "README.md", "demo.py", "evaluate.py", "fixtures.py",
+                "test_evaluate.py"]))
+            with open(mine, "w") as file:
+                file.write("mine")
+            for path in (lab, mine):
+                before = sorted(os.listdir(scratch)), sorted(os.listdir(lab))
+                status, out, err = demo_output("--lab", path)
+                self.assertEqual((status, out, err.count("\n")), (1, "", 1), err)
+                self.assertEqual((sorted(os.listdir(scratch)), sorted(os.listdir(lab))), before)
 
     def test_a_fault_in_the_fixture_is_named_without_a_traceback(self):
         bad = {"retrieved": ("owners",), "claims": (("aurora", "owners"),)}
@@ -3321,6 +3338,138 @@ def many_runs(repeats, systems=("A", "B")):
     return {"k": 2, "systems": systems, "corpus": CORPUS, "cases": cases, "runs": runs}
 
 
+def split_runs(**ran):
+    """Return the four questions' runs, each question run by the systems named for it."""
+    return {name: {system: RUNS[name][system] for system in systems}
+            for name, systems in ran.items()}
+
+
+def grouped_coverage(rising, falling):
+    """Return data in which B covers one more claim of 3 than A on `rising` questions, each a
+    group of its own, and one fewer on `falling` questions that share one group."""
+    before = [counts(generated=3, expected=3, supported=0)] * rising + [
+        counts(generated=3, expected=3, supported=3)] * falling
+    after = [counts(generated=3, expected=3, supported=3)] * rising + [
+        counts(generated=3, expected=3, supported=2)] * falling
+    data = counted({"significance": {"metric": "coverage", "alpha": 0.05}},
+                   *(dict(zip(numbered("q", rising + falling), side)) for side in (before,
+                                                                                    after)))
+    data["cases"] = {name: dict(case, group="g" if index >= rising else name)
+                     for index, (name, case) in enumerate(data["cases"].items())}
+    return data
+
+
+class RealLogs(DataFileCase):
+    """Data as real logs come: no relevance labels, runs missing, nothing paired, thousands of
+    changes, worse candidates, groups and repeated runs."""
+
+    def test_answers_judged_without_relevance_labels_have_no_retrieval_values(self):
+        case = dict(JUDGED, relevant=None)
+        data = four_questions(cases=dict(undisclosing(), launch=case))
+        row = evaluate.report(data)["questions"][0]["systems"]["B"]["scores"]
+        self.assertEqual(row, {"precision": None, "recall": None, "rr": None, "support": 0.5,
+                               "coverage": None, "abstention_correct": None})
+        graded = {"relevant": None, "support": {"monday": ("launch",)}}
+        self.assertEqual([evaluate.ndcg(CORPUS, graded, RUNS["launch"]["A"]),
+                          evaluate.evaluate(CORPUS, graded, RUNS["launch"]["A"])["coverage"]],
+                         [None, 1.0])
+
+    def test_a_system_not_run_on_some_questions_is_compared_on_the_others_alone(self):
+        three = four_questions(systems=("A", "B", "C"), runs=dict(RUNS, **{
+            name: dict(RUNS[name], C=RUNS[name]["A"]) for name in ("launch", "rollback")}))
+        result = evaluate.report(three, summary=True)
+        summary = result["summary"]
+        self.assertEqual(summary["not_run"]["C"], {"count": 2, "cases": ["owner", "region"]})
+        self.assertEqual([compared["shared"] for compared in summary["comparisons"]], [4, 2])
+        self.assertIsNone(result["questions"][2]["systems"]["C"])
+        two = evaluate.report(four_questions(), summary=True)
+        for row, alone in zip(result["questions"], two["questions"]):
+            del row["systems"]["C"]
+            self.assertEqual(row, alone)
+        self.assertEqual(summary["comparisons"][0], two["summary"]["comparisons"][0])
+        self.assertIn("not run by C: 2 questions (owner, region)", text_of(three, "--summary"))
+
+    def test_where_nothing_pairs_the_first_lines_say_so_and_the_gate_exits_with_3(self):
+        alone = four_questions(runs=split_runs(launch="A", owner="A", rollback="B", region="B"),
+                               cases=undisclosing())
+        status, out, err = demo_output("--data", self.write(alone), "--gate", "--summary")
+        self.assertEqual((status, out.splitlines()[1]), (
+            3, "B against A: no question was run by both: nothing compared"))
+        self.assertEqual(err, "B against A: not accepted, first: comparison questions (no "
+                              "question was run by both: nothing compared), and 4 more broken\n")
+
+    def test_a_question_nobody_ran_and_a_system_not_listed_are_faults(self):
+        rows = [((split_runs(launch="AB", rollback="AB", owner="AB"),), "case 'region': no "
+                 "system ran it: missing from runs"),
+                ((dict(RUNS, owner=dict(RUNS["owner"], C=RUNS["owner"]["A"])),), "runs['owner']: "
+                 "system 'C' is not in \"systems\""),
+                ((dict(RUNS, owner={}),), "case 'owner': no system ran it: missing from runs")]
+        self.assertRows(lambda runs: message_of(evaluate.report, {"data": four_questions(
+            runs=runs)}), rows)
+
+    def test_cases_of_any_shape_are_checked_before_anything_reads_them(self):
+        ran = {"q": {"A": NOTHING}}
+        rows = [((cases, {}), "cases: expected a dict, got %r" % (cases,))
+                for cases in ((), None, 3, "x")]  # () is written as []
+        rows += [(({"q": case}, ran), "case 'q': expected a dict, got %r" % (case,))
+                 for case in (None, 3, True)]
+
+        def said(cases, runs):  # by report(), by load_data(), and by demo.py --data
+            data = dict(FIXTURE_AS_JSON, systems=("A", "B"), cases=cases, runs=runs)
+            path = self.write(data)
+            message = message_of(evaluate.report, {"data": data})
+            return (message, message_of(evaluate.load_data, {"path": path}),
+                    self.refusal(path=path) == "%s: %s\n" % (path, message))
+        self.assertRows(said, [(row, (message, message, True)) for row, message in rows])
+
+    def test_at_most_20_changes_are_listed_regressions_first_and_no_line_is_over_160(self):
+        worse, better = counts(relevant=2), counts(relevant=2, hits=2)
+        baseline = {"q%02d" % index: better if index % 3 else worse for index in range(60)}
+        flipped = {name: worse if tally is better else better for name, tally in baseline.items()}
+        lines = text_of(counted(None, baseline, flipped, flipped), "--summary").splitlines()
+        listed = [line for line in lines if line.startswith("q") and ": " in line]
+        self.assertEqual([line.split()[1] for line in listed[:10]], ["regressed"] * 10)
+        self.assertEqual(len(listed), 20)
+        self.assertIn("totals: 20 improved, 40 regressed, 0 mixed, 0 unchanged; 50 more moved "
+                      "(--json lists every question)", lines)
+        self.assertLessEqual(max(map(len, lines)), 160)
+
+    def test_each_gate_line_names_the_reading_its_reason_comes_from(self):
+        status, out, err = demo_output("--data", self.write(four_questions(
+            cases=undisclosing())), "--gate")
+        self.assertEqual((status, err), (3, "B against A: not accepted, first: critical launch "
+                                            "(regressed: support 1.00 -> 0.50) [strict reading], "
+                                            "and 1 more broken\n"))
+
+    def test_a_worse_candidate_reads_fell_and_a_bound_prints_as_one(self):
+        worse = evaluate.report(dict(grouped_coverage(8, 0), systems=("B", "A")), summary=True)
+        detail = worse["summary"]["decisions"]["A"]["strict"]["broken"][0][2]
+        self.assertTrue(detail.startswith("coverage fell: mean -1.00 over 8 of 8 questions, p = "
+                                          "1/128 (exact)"), detail)
+        after = {"q%d" % index: PLAIN * (index + 1) for index in range(30)}
+        after["q30"] = -PLAIN / 1000  # a sum no draw of signs comes near
+        bound = evaluate.paired_test(dict.fromkeys(after, 0.0), after)
+        self.assertEqual((bound["p"], bound["method"]), (Fraction(1, 12001), "sampled"))
+        self.assertIn("| p < 8.3e-05 (sampled, 12000 draws", demo.test_text(bound))
+
+    def test_a_group_mean_that_rises_over_a_question_mean_that_falls_is_not_accepted(self):
+        judged = decision_of(grouped_coverage(8, 30))["strict"]
+        rule, subject, detail = judged["broken"][0]
+        self.assertEqual((rule, judged["accepted"]), ("significance", False))
+        self.assertIn("coverage rose: mean +0.85 over 9 groups; question mean -0.05 over 38 of "
+                      "38 questions, p = 1/128 (exact)", detail)
+        self.assertIn("held significance", text_of(grouped_coverage(8, 0), "--summary"))
+
+    def test_questions_with_more_runs_on_one_side_are_counted_in_the_finding(self):
+        twice = (RUNS["rollback"]["B"], RUNS["rollback"]["B"])
+        data = dict(rollback_b(twice), systems=("A", "B"), policy={"significance": {
+            "metric": "coverage", "alpha": 0.5}})
+        judged = decision_of(data)["strict"]
+        detail = [finding for finding in judged["broken"] if finding[0] == "significance"]
+        self.assertIn("more runs on one side than the other on 1 of the questions (the side "
+                      "with more is favoured)", str(detail))
+
+
 class Trickle(io.RawIOBase):
     """A raw output whose writes take what take(tries, data) gives: a count of bytes, or an
     OSError to raise."""
@@ -3439,6 +3588,16 @@ class FileLimits(DataFileCase):
             self.assertRows(lambda arguments: swapping(sys, {"stdout": io.StringIO(), "stderr":
                                                              stderr}, demo.main, arguments), [
                 ((["--gate"],), 3), ((["--data", self.path + "x"],), 1), ((["--bogus"],), 2)])
+
+    def test_ctrl_c_ends_demo_py_without_a_traceback_before_it_imports_anything_slow(self):
+        code = ("import runpy, signal, sys\nclass Watch:\n    def find_spec(self, name, *rest):\n"
+                "        if name == 'evaluate':\n            print(signal.getsignal("
+                "signal.SIGINT) is signal.SIG_DFL)\nsys.meta_path.insert(0, Watch())\n"
+                "sys.path.insert(0, %r)\nsys.argv = ['demo.py', '--help']\n"
+                "runpy.run_path(%r, run_name='__main__')" % (HERE, os.path.join(HERE, "demo.py")))
+        process = subprocess.run([sys.executable, "-S", "-c", code], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual((process.stdout.split("\n")[0], process.stderr), ("True", ""))
 
     def test_the_plain_demo_loads_no_module_it_does_not_need(self):
         code = ("import sys, io, contextlib; sys.path.insert(0, %r); before = set(sys.modules)\n"

@@ -512,18 +512,13 @@ _MAX_TAGS = 20
 _NAME_RULE = "names are 1 to 64 printable ASCII characters, no spaces"
 
 
-def _check_name(value, field):
+def _check_name(value, field, case=None):
     """Check a case, system, group or tag name: it heads rows, so it prints
     the same on any terminal and leaves a row's words unambiguous."""
     if not (type(value) is str and 0 < len(value) <= 64
             and value.isascii() and value.isprintable()
             and " " not in value):
         raise _invalid(field, "invalid name %s (" + _NAME_RULE + ")", value)
-
-
-def _check_group(value, field, case):
-    """Check "group": the name of the conversation or topic of a question."""
-    _check_name(value, field)
 
 
 def _check_tags(value, field, case):
@@ -539,12 +534,10 @@ def _check_tags(value, field, case):
 
 
 def _check_grades(value, field, case):
-    """Check "grades": each relevant document, and only those, to an int
-    from 1 to 100."""
-    relevant = case["relevant"] or ()
+    """Check "grades": an int from 1 to 100 for each relevant document."""
     if type(value) is dict:
         _check_keys(value, field)
-    if type(value) is not dict or set(value) != set(relevant):
+    if type(value) is not dict or set(value) != set(case["relevant"] or ()):
         raise _invalid(field, "expected a grade for each document of "
                        'case["relevant"] %s, got %s', case["relevant"],
                        value)
@@ -558,24 +551,23 @@ def _check_grades(value, field, case):
 # with its checker; a key a letter or two from one of these is a typo too.
 _REPORT_KEYS = {
     "grades": _check_grades,  # graded relevance, for nDCG
-    "group":  _check_group,   # the conversation or topic it belongs to
+    "group":  _check_name,    # the conversation or topic it belongs to
     "tags":   _check_tags,    # question types: each a slice of the summary
 }
 _ALL_CASE_KEYS = tuple(_CASE_KEYS) + tuple(_REPORT_KEYS)
 
 
 def _check_report_keys(case):
-    """Check the keys of a case (one the contract has checked) that only
-    the report reads."""
+    """Check the keys that only the report reads of a checked case."""
     _check_keys(case, "case", _ALL_CASE_KEYS)
     for key, check in _REPORT_KEYS.items():
         if key in case:
             check(case[key], 'case["%s"]' % key, case)
 
 
-def _strings(value, depth=4):
-    """Return every str within a tuple or a dict: its items, its keys and
-    values, and theirs, down to `depth` levels."""
+def _strings(value, depth):
+    """Return every str in a tuple or a dict (its keys and values), and in
+    those within it, down to `depth` levels."""
     found = []
     items = value if type(value) is tuple else (*value, *value.values())
     for item in items:
@@ -587,9 +579,9 @@ def _strings(value, depth=4):
 
 
 def _cut(corpus, case, runs):
-    """Return the documents of a checked corpus that a case and its runs by
-    system may name (at least one): the contract checks the question
-    against them in time that grows with the question, not the corpus."""
+    """Return the documents of a checked corpus that a case and its runs
+    name (one at least): the contract checks a question against them in
+    time that grows with the question, not with the corpus."""
     named = {}
     for part, depth in ((case, 4), (runs, 6)):
         for doc_id in _strings(part, depth) if type(part) is dict else ():
@@ -599,10 +591,10 @@ def _cut(corpus, case, runs):
 
 
 def _runs_of(runs, name, system):
-    """Return the runs of one system on one case as a tuple (its repeated
-    runs, or its one run), or () when the system did not run the case."""
+    """Return a system's runs of a case as a tuple: (), when it did not
+    run the case."""
     if system not in runs[name]:
-        return ()  # the system did not run the case
+        return ()
     given = runs[name][system]
     if type(given) is not tuple:
         return (given,)
@@ -614,9 +606,8 @@ def _runs_of(runs, name, system):
 
 
 def _check_questions(corpus, cases, runs, k):
-    """Check the shared corpus once, k, and the shapes of cases and runs:
-    a dict of named cases, and a dict by case name of dicts of runs by
-    system name."""
+    """Check the shared corpus once, k, and that cases and runs are dicts
+    by case name, runs holding a dict of runs by system name."""
     _check_corpus(corpus)
     _check_k(k)
     for part, value in (("cases", cases), ("runs", runs)):
@@ -636,8 +627,8 @@ def _check_questions(corpus, cases, runs, k):
 
 
 def _scored_runs(runs, name, system, score):
-    """Return score(run) of each run of one system on one case, in a list;
-    a fault names the case, and the system and the run."""
+    """Return [score(run)] of a system's runs of a case; a fault names the
+    case, then the system and the run when they are at fault."""
     found, number = [], None
     try:
         for number, run in enumerate(_runs_of(runs, name, system), start=1):
@@ -653,9 +644,8 @@ def _scored_runs(runs, name, system, score):
 
 
 def _one_system(corpus, cases, runs, system, k, function):
-    """Return {case name: function() of the system's run, or a tuple of one
-    a repeated run} in the order of cases; a case it did not run is left
-    out."""
+    """Return {case name: function() of a system's run, or a tuple, one a
+    repeated run} in case order, with no entry where it did not run."""
     _check_name(system, "system")
     _check_questions(corpus, cases, runs, k)
     results = {}
@@ -674,10 +664,9 @@ def _one_system(corpus, cases, runs, system, k, function):
 
 
 def tally_system(corpus, cases, runs, system, *, k=2):
-    """Return {case name: tally()} of one system, in the order of cases: a
-    tuple of tallies where it has repeated runs, and no entry for a case it
-    did not run. runs maps each case name to its runs by system name; the
-    corpus, of up to a million documents, serves every case."""
+    """Return {case name: tally()} of one system in case order: a tuple of
+    tallies for repeated runs, no entry for a case it did not run. runs
+    maps each case name to its runs by system name."""
     return _one_system(corpus, cases, runs, system, k, tally)
 
 
@@ -735,41 +724,38 @@ MEASURES = {
 
 
 def _measures_of(cases):
-    """Return the names of the measures a data set has: each whose case key
-    some case gives, or that needs none."""
-    needed = {measure.get("needs") for measure in MEASURES.values()}
-    given = {key for key in needed if key and any(
+    """Return the names of the measures a data set has: each that needs no
+    case key, or whose key some case gives."""
+    given = {measure.get("needs") for measure in MEASURES.values()}
+    given = {key for key in given if key and any(
         key in case for case in cases.values())}
     return [name for name, measure in MEASURES.items()
             if measure.get("needs") in given | {None}]
 
 
 def _averaged(measures):
-    """Return the measures, of those named, that a mean and a paired test
-    read: every one but a yes or no."""
-    return [name for name in measures
-            if not MEASURES[name].get("yes_no")]
+    """Return the measures named that are averaged and tested: all but a
+    yes or no."""
+    return [name for name in measures if not MEASURES[name].get("yes_no")]
 
 
 # --- The scored table ------------------------------------------------------
 # Each run is tallied once in each reading: the strict one, and the lenient
 # one where its case disputes a label. Means of repeated runs come from the
-# runs' own values. The report, the comparisons and the policy read only
-# this table: table[reading][system][case name] is an entry, and a system
-# that did not run a case has no entry for it.
+# runs' own values. Everything below reads only this table:
+# table[reading][system][case name] is an entry, none where not run.
 
 def _mean(values):
     """Return the mean of the values that are not None (n/a is skipped,
-    never averaged in as 0), or None when every one is: a float rounded
-    once."""
+    never averaged in as 0), or None when every one is."""
     from math import fsum
     present = [value for value in values if value is not None]
     return fsum(present) / len(present) if present else None
 
 
 def _exact_mean(counts):
-    """Return the mean of counts that are not None: an int when whole, else
-    an exact Fraction such as 3/2; None when every one is None."""
+    """Return the mean of counts that are not None as an int when whole,
+    else as a Fraction such as 3/2; None when every one is None."""
     from fractions import Fraction
     present = [count for count in counts if count is not None]
     if not present:
@@ -790,32 +776,23 @@ def _cell(case, run, counts, measures, k):
 
 def _entry(cells, explained, answerable):
     """Return the entry of one question and system: the means of its runs'
-    values ("scores") and counts, its runs' cells, explain() of each run
-    (None where not asked), and whether the question is answerable."""
+    values and counts, its runs' cells, explain() of each run (None where
+    not asked), and whether the question is answerable."""
     first = cells[0]
-    if len(cells) == 1:
-        scored, counted = first["scores"], first["counts"]
-    else:
+    scored, counted = first["scores"], first["counts"]
+    if len(cells) > 1:
         scored = {name: _mean([cell["scores"][name] for cell in cells])
-                  for name in first["scores"]}
+                  for name in scored}
         counted = {name: _exact_mean([cell["counts"][name] for cell in cells])
-                   for name in first["counts"]}
+                   for name in counted}
     return {"scores": scored, "counts": counted, "runs": cells,
             "explain": explained, "answerable": answerable}
 
 
-def _needs_explaining(counts, explaining):
-    """True when a run is explained: always when asked, else when the
-    summary counts it (an unsupported claim, or a disclosure)."""
-    unsupported = counts["supported"] != counts["generated"]
-    return explaining or unsupported or counts["disclosed"] > 0
-
-
 def _trimmed(case, run):
     """Return a checked case whose "optional", "disputed" and "rejected"
-    hold only the claims a run may make (those it names): a claim the run
-    does not make cannot change its values, so each run is checked against
-    its own labels, not against every run's."""
+    hold only the claims a run names: the others cannot change its values,
+    so each run is checked against its own labels, not every run's."""
     named = set(_strings(run, 3)) if type(run) is dict else set()
     trimmed = dict(case)
     for key in ("optional", "disputed"):
@@ -830,8 +807,8 @@ def _trimmed(case, run):
 
 def _run_cells(cut, case, run, k, parts):
     """Return ({reading: cell} of one run, explain() of it or None); parts
-    holds the measures, whether every run is explained, and whether the
-    case judges claims (then the run sees its own labels alone)."""
+    holds the measures, whether to explain every run, and whether the case
+    judges claims (then the run sees its own labels alone)."""
     measures, explaining, judged = parts
     readings = {"strict": _trimmed(case, run) if judged else case}
     if readings["strict"].get("disputed"):
@@ -842,9 +819,12 @@ def _run_cells(cut, case, run, k, parts):
         _check_report_keys(case)  # checked by tally() as the contract's
         cells[reading] = _cell(labels, run, counts, measures, k)
     cells.setdefault("lenient", cells["strict"])  # no disputed label: alike
-    if not _needs_explaining(cells["strict"]["counts"], explaining):
-        return cells, None
-    return cells, explain(cut, readings["strict"], run, k=k)
+    counts = cells["strict"]["counts"]
+    # The summary counts each unsupported claim and each disclosure.
+    if explaining or counts["supported"] != counts["generated"] \
+            or counts["disclosed"]:
+        return cells, explain(cut, readings["strict"], run, k=k)
+    return cells, None
 
 
 _NO_RUN = {"retrieved": (), "claims": ()}  # valid beside any case
@@ -894,7 +874,6 @@ def _scored(data, explaining):
             for system, entry in by_system.items():
                 table[reading][system][name] = entry
     return table
-
 
 # --- The paired test -------------------------------------------------------
 # paired_test() says how much a few questions can show at all. Values are

@@ -115,30 +115,29 @@ def _is_id(value):
             and not value.strip(_ID_CHARACTERS))  # no other character
 
 
-def _check_ids(value, field, fields=None, corpus=None, documents=False):
-    """Check "ids": a tuple of at most 100 distinct IDs, maybe empty; with
-    documents True, each the ID of a document of the corpus, if given."""
+def _check_ids(value, field, fields=None, corpus=None):
+    """Check "ids": a tuple of at most 100 distinct IDs, maybe empty; given
+    a corpus, each the ID of one of its documents."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
         raise _invalid(field, "expected at most %s IDs, got %s: %s",
                        _MAX_IDS, len(value), value)
-    within = corpus if documents and corpus is not None else None
     for item in value:
-        if within is not None and type(item) is str and item in within:
+        if corpus is not None and type(item) is str and item in corpus:
             continue  # a document of the checked corpus: a valid ID
         if not _is_id(item):
             raise _invalid(field, "invalid ID %s (" + _ID_RULE + ")", item)
-        if within is not None:
+        if corpus is not None:
             raise _invalid(field, "unknown document %s", item)
     if len(value) > 1 and len(set(value)) < len(value):
         raise _invalid(field, "repeated ID %s", next(
             item for index, item in enumerate(value) if item in value[:index]))
 
 
-def _check_documents(value, field, fields, corpus):
-    """Check "documents": ids, each the ID of a corpus document."""
-    _check_ids(value, field, fields, corpus, documents=True)
+def _check_claim_ids(value, field, fields, corpus):
+    """Check "claim IDs": ids, whatever the corpus holds."""
+    _check_ids(value, field)
 
 
 def _check_sources(value, field, fields, corpus):
@@ -149,7 +148,7 @@ def _check_sources(value, field, fields, corpus):
     _check_ids(tuple(value), field)
     for claim_id, sources in value.items():
         where = "%s['%s']" % (field, claim_id)  # a valid ID by now: short
-        _check_documents(sources, where, fields, corpus)
+        _check_ids(sources, where, fields, corpus)
         if not sources:
             raise _invalid(where, "expected at least one source, got %s",
                            sources)
@@ -184,16 +183,16 @@ def _check_claims(value, field, fields, corpus):
 # "question", are ignored here, but one a letter or two from a known key is
 # a typo, a fault.
 _CASE_KEYS = {
-    "relevant":   (True, True, _check_documents),   # None: nobody labelled them
+    "relevant":   (True, True, _check_ids),         # None: nobody labelled them
     "support":    (True, True, _check_sources),     # expected claim -> sources
     "optional":   (False, False, _check_sources),   # judged supported, not expected
     "disputed":   (False, False, _check_sources),   # accepted by one reviewer only
-    "rejected":   (False, False, _check_ids),       # judged unsupported by all
-    "restricted": (False, False, _check_documents), # not to be shown to the asker
+    "rejected":   (False, False, _check_claim_ids), # judged unsupported by all
+    "restricted": (False, False, _check_ids),       # not to be shown to the asker
 }
 _JUDGEMENTS = ("optional", "disputed", "rejected")  # beside "support"
 _RUN_KEYS = {
-    "retrieved": (True, False, _check_documents),  # in rank order
+    "retrieved": (True, False, _check_ids),  # in rank order
     "claims":    (True, True, _check_claims),  # None: no answer is made
 }
 
@@ -257,17 +256,21 @@ def _checked_case(case, corpus):
     disputed = fields.get("disputed", {})
     for key, labels in (("support", support), ("disputed", disputed)):
         for claim_id, sources in labels.items():
-            where = "case[\"%s\"]['%s']" % (key, claim_id)
-            agreed = () if key == "support" else (
-                support.get(claim_id, ()) + optional.get(claim_id, ()))
-            for source in sources:  # agreed or disputed, never both
-                if source in agreed:
-                    raise _invalid(where, 'source %s is also in case['
-                                   '"support"] or case["optional"]', source)
-                outside = relevant is not None and source not in relevant
-                if claim_id in support and outside:
-                    raise _invalid(where, 'source %s is not in '
-                                   'case["relevant"]', source)
+            # An expected claim's sources, agreed or disputed, are relevant.
+            if relevant is None or claim_id not in support:
+                continue
+            for source in sources:
+                if source not in relevant:
+                    raise _invalid("case[\"%s\"]['%s']" % (key, claim_id),
+                                   'source %s is not in case["relevant"]',
+                                   source)
+    for claim_id, sources in disputed.items():
+        agreed = support.get(claim_id, ()) + optional.get(claim_id, ())
+        for source in sources:  # agreed or disputed, never both
+            if source in agreed:
+                raise _invalid("case[\"disputed\"]['%s']" % claim_id,
+                               'source %s is also in case["support"] or '
+                               'case["optional"]', source)
     for claim_id in optional:
         if claim_id in support:
             raise _invalid('case["optional"]',

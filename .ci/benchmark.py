@@ -77,7 +77,6 @@ CPython 3.8.18 on a 2-core machine, 2026-12-04, while other work shared it
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -183,13 +182,90 @@ def data_file(path, questions=20000, documents=200000):
                    "runs": runs, "policy": policy}, file)
 
 
-def process(command):
-    """Return (seconds, peak resident MB, exit status, lines printed) of one whole process."""
-    start = time.perf_counter()
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return seconds, peak, done.returncode, len(done.stdout.splitlines())
+def seed_cost(rounds=31):
+    """Return (seconds of evaluate() a call on the fixture, the seed's, the median ratio of
+    the two over paired rounds): the seed is evaluate.py of the project's first commit."""
+    import importlib.util
+    import statistics
+    import timeit
+    from fixtures import CASES, CORPUS, RUNS
+    first = subprocess.run(["git", "rev-list", "--max-parents=0", "HEAD"], cwd=ROOT,
+                           stdout=subprocess.PIPE, universal_newlines=True).stdout.split()
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "seed.py")
+        with open(path, "w") as file:
+            file.write(subprocess.run(["git", "show", first[-1] + ":evaluate.py"], cwd=ROOT,
+                                      stdout=subprocess.PIPE, universal_newlines=True).stdout)
+        spec = importlib.util.spec_from_file_location("seed", path)
+        seed = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(seed)
+    pairs = [(CASES[name], run) for name in CASES for run in RUNS[name].values()]
+    times = {evaluate.evaluate: [], seed.evaluate: []}
+    for _ in range(rounds):
+        for function in times:
+            calls = lambda: [function(CORPUS, case, run) for case, run in pairs]
+            times[function].append(timeit.timeit(calls, number=200) / 200 / len(pairs))
+    ratios = [now / then for now, then in zip(times[evaluate.evaluate], times[seed.evaluate])]
+    return min(times[evaluate.evaluate]), min(times[seed.evaluate]), statistics.median(ratios)
+
+
+def real_logs(questions, systems, one_each=False, seed=1, claims=(2, 9)):
+    """Return data made like real logs: claims judged against their cited evidence with no
+    relevance labels (optional, rejected and disputed claims), a tag of three per question,
+    and, with one_each, each question answered by one system alone."""
+    rng = random.Random(seed)
+    names = ["sys-%s" % name for name in ("second", "gpt", "llama", "mistral", "claude",
+                                          "base")][:systems]
+    names = [names[-1]] + names[:-1]
+    data = {"k": 5, "systems": names, "corpus": {}, "cases": {}, "runs": {},
+            "policy": {"unsupported_rate": {"answerable": 0.3},
+                       "significance": {"metric": "support", "alpha": 0.05}}}
+    for index in range(questions):
+        name = "q%05d" % index
+        evidence = ["e%05d-%d" % (index, part) for part in range(rng.randint(2, 6))]
+        data["corpus"].update(dict.fromkeys(evidence, "An evidence passage."))
+        labels = {"optional": {}, "rejected": [], "disputed": {}}
+        data["runs"][name] = {}
+        for system in [rng.choice(names)] if one_each else names:
+            made = []
+            for number in range(rng.randint(*claims)):
+                claim, cited = "%s-c%d" % (system[4:], number), rng.sample(evidence,
+                                                                            rng.randint(0, 2))
+                made.append([claim, cited])
+                draw = rng.random()
+                if draw < 0.6 and cited:
+                    labels["optional"][claim] = cited
+                elif draw < 0.75 and cited and not one_each:
+                    labels["disputed"][claim] = cited
+                else:
+                    labels["rejected"].append(claim)
+            data["runs"][name][system] = {"retrieved": evidence[:5], "claims": made}
+        data["cases"][name] = dict({"relevant": None, "support": None,
+                                    "tags": [rng.choice(["qa", "summary", "data2text"])]},
+                                   **{key: value for key, value in labels.items() if value})
+    return data
+
+
+REAL_LOGS = [  # label, real_logs()'s arguments
+    ("479 questions, each answered by one of 6 systems", (479, 6, True)),
+    ("100 questions answered by 6 systems", (100, 6, False, 2)),
+    ("10,000 questions answered by 6 systems", (10000, 6, False, 3, (1, 3))),
+]
+
+
+def real_log_costs(folder):
+    """Print, for each of REAL_LOGS, the CPU seconds, peak MB, lines and widest line of the
+    summary, and the CPU seconds and peak MB of the JSON report and of --gate."""
+    path = os.path.join(folder, "real.json")
+    for index, (label, arguments) in enumerate(REAL_LOGS):
+        subprocess.run([sys.executable, __file__, "--real", str(index), path], check=True)
+        for option in (["--summary"], ["--json", "--summary"], ["--gate"]):
+            command = [sys.executable, os.path.join(ROOT, "demo.py"), "--data", path] + option
+            seconds, peak, status, line = child(command)
+            lines = subprocess.run(command, stdout=subprocess.PIPE, universal_newlines=True
+                                   ).stdout.splitlines()
+            print("    %-18s %5.1f s CPU, peak %4.0f MB, exit %d, %d lines, the widest %d" % (
+                " ".join(option), seconds, peak, status, len(lines), max(map(len, lines))))
 
 
 def at_the_caps():
@@ -200,6 +276,12 @@ def at_the_caps():
         ("many questions: %d of 2 systems" % (rows // 2), lambda: many(rows // 2, 2)),
         ("many systems: %d questions of %d" % (rows // systems, systems),
          lambda: many(rows // systems, systems)),
+        ("20 tags of its own on each of 10,000 questions: refused, 100 tags in all at most",
+         lambda: tagged(10000, 2, own=True)),
+        ("100 tags in all, 20 a question: %d questions of %d systems" % (
+            rows // systems, systems), lambda: tagged(rows // systems, systems)),
+        ("%d systems whose reciprocal ranks differ, rr declared: %d paired tests" % (
+            systems, systems - 1), lambda: ranked(rows // systems, systems)),
         ("10 repeated runs a question: %d questions of 2 systems" % (rows // 20),
          lambda: many(rows // 20, 2, repeats=10)),
         ("4 candidates and a baseline, 3 runs a question, graded: %d questions" % (rows // 15),
@@ -250,6 +332,33 @@ def many(questions, systems, repeats=1):
         data["runs"]["q%d" % index] = {
             system: run(relevant) if repeats == 1 else [run(relevant) for _ in range(repeats)]
             for system in data["systems"]}
+    return data
+
+
+def tagged(questions, systems, own=False):
+    """Return many() with 20 tags a question: its own, or 20 of 100 shared tags."""
+    rng = random.Random(5)
+    data = many(questions, systems)
+    shared = ["t%d" % index for index in range(100)]
+    for index, case in enumerate(data["cases"].values()):
+        case["tags"] = ["q%d-%d" % (index, tag) for tag in range(20)] if own else rng.sample(
+            shared, 20)
+    return data
+
+
+def ranked(questions, systems):
+    """Return data of questions with one relevant document, which each system ranks at a
+    random place of 100: reciprocal ranks of many sizes, and a policy that tests them."""
+    rng = random.Random(6)
+    corpus = ["d%d" % index for index in range(100)]
+    data = {"k": 100, "systems": ["s%d" % index for index in range(systems)],
+            "corpus": dict.fromkeys(corpus, "t"), "cases": {}, "runs": {},
+            "policy": {"significance": {"metric": "rr", "alpha": 0.05}}}
+    for index in range(questions):
+        relevant = rng.choice(corpus)
+        data["cases"]["q%d" % index] = {"relevant": [relevant], "support": {"c": [relevant]}}
+        data["runs"]["q%d" % index] = {system: {"retrieved": rng.sample(corpus, 100),
+                                                "claims": None} for system in data["systems"]}
     return data
 
 
@@ -366,10 +475,15 @@ def limits(folder):
                 break  # refused: the other options are refused the same way
 
 
-def write_limit(index, path):
-    """Write the file of at_the_caps()[index]; print its label and size."""
-    label, make = at_the_caps()[index]
-    data = make()
+def write_limit(index, path, real=False):
+    """Write the file of at_the_caps()[index] (or of REAL_LOGS[index]); print its label and
+    size."""
+    if real:
+        label, arguments = REAL_LOGS[index]
+        data = real_logs(*arguments)
+    else:
+        label, make = at_the_caps()[index]
+        data = make()
     text = data if isinstance(data, str) else json.dumps(data)
     with open(path, "w") as file:
         file.write(text)
@@ -381,29 +495,33 @@ def main(arguments):
     if arguments[:1] == ["--data"] and len(arguments) == 4:
         data_file(arguments[1], int(arguments[2]), int(arguments[3]))
         return
-    if arguments[:1] == ["--limit"] and len(arguments) == 3:
-        write_limit(int(arguments[1]), arguments[2])
+    if arguments[:1] in (["--limit"], ["--real"]) and len(arguments) == 3:
+        write_limit(int(arguments[1]), arguments[2], arguments[0] == "--real")
         return
     print("CPython %s" % sys.version.split()[0])
     if arguments == ["--limits"]:
         with tempfile.TemporaryDirectory() as folder:
             limits(folder)
         return
-    for label, before, after in paired_inputs("--quick" in arguments):
-        seconds, peak, result = measured(evaluate.paired_test, before, after)
-        print("paired_test, %s: %.2f s, peak %.1f MB, %s, %d moved" % (
-            label, seconds, peak, result["method"], result["wins"] + result["losses"]))
+    now, then, ratio = seed_cost()
+    print("evaluate() on the fixture: %.2f us a call, the seed's %.2f us: %.2f times as long"
+          " (the median of paired rounds)" % (now * 1e6, then * 1e6, ratio))
     with tempfile.TemporaryDirectory() as folder:
+        print("real logs:")
+        real_log_costs(folder)
         path = os.path.join(folder, "runs.json")
         data_file(path)
         size = os.path.getsize(path) / 10 ** 6
         for option in (["--summary"], []):
-            seconds, peak, status, lines = process(
+            seconds, peak, status, line = child(
                 [sys.executable, os.path.join(ROOT, "demo.py"), "--data", path] + option)
             print("python demo.py --data FILE %s(%.0f MB, 20,000 questions, 200,000 "
-                  "documents): %.2f s, peak %.0f MB resident so far, exit %d, %d lines" % (
-                      " ".join(option) + " " if option else "", size, seconds, peak, status,
-                      lines))
+                  "documents): %.1f s CPU, peak %.0f MB, exit %d" % (
+                      " ".join(option) + " " if option else "", size, seconds, peak, status))
+    for label, before, after in paired_inputs("--quick" in arguments):
+        seconds, peak, result = measured(evaluate.paired_test, before, after)
+        print("paired_test, %s: %.2f s, peak %.1f MB, %s, %d moved" % (
+            label, seconds, peak, result["method"], result["wins"] + result["losses"]))
 
 
 if __name__ == "__main__":

@@ -1351,7 +1351,7 @@ def _paired_on(pairs, measure, groups, read):
                 read[value] = _exact(value)
             side[name] = None if value is None else read[value]
         if len(before["runs"]) != len(after["runs"]):
-            unmatched += 1  # the side with more runs is favoured
+            unmatched += 1  # unequal runs can favour either side
     return _paired(values[0], values[1], groups, unmatched)
 
 
@@ -1656,7 +1656,7 @@ def _significance(measure, test, alpha):
         detail += ": not reached, as an earlier p in Holm's order did not hold"
     if test["unmatched_runs"]:
         detail += (": more runs on one side than the other on %d of the "
-                   "questions (the side with more is favoured)"
+                   "questions (unequal runs can favour either side)"
                    % test["unmatched_runs"])
     return detail
 

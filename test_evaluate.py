@@ -3375,7 +3375,7 @@ class RealLogs(DataFileCase):
                          [None, 1.0])
 
     def test_a_system_not_run_on_some_questions_is_compared_on_the_others_alone(self):
-        three = four_questions(systems=("A", "B", "C"), runs=dict(RUNS, **{
+        three = four_questions(systems=("A", "B", "C"), runs=dict(four_questions()["runs"], **{
             name: dict(RUNS[name], C=RUNS[name]["A"]) for name in ("launch", "rollback")}))
         result = evaluate.report(three, summary=True)
         summary = result["summary"]
@@ -3399,11 +3399,12 @@ class RealLogs(DataFileCase):
                               "question was run by both: nothing compared), and 4 more broken\n")
 
     def test_a_question_nobody_ran_and_a_system_not_listed_are_faults(self):
+        four = four_questions()["runs"]  # a question added to the fixture is no fault here
         rows = [((split_runs(launch="AB", rollback="AB", owner="AB"),), "case 'region': no "
                  "system ran it: missing from runs"),
-                ((dict(RUNS, owner=dict(RUNS["owner"], C=RUNS["owner"]["A"])),), "runs['owner']: "
+                ((dict(four, owner=dict(RUNS["owner"], C=RUNS["owner"]["A"])),), "runs['owner']: "
                  "system 'C' is not in \"systems\""),
-                ((dict(RUNS, owner={}),), "case 'owner': no system ran it: missing from runs")]
+                ((dict(four, owner={}),), "case 'owner': no system ran it: missing from runs")]
         self.assertRows(lambda runs: message_of(evaluate.report, {"data": four_questions(
             runs=runs)}), rows)
 

@@ -50,6 +50,7 @@ def fixture_rows(k=2):
 # END OF THE LAB'S DEMO: a course lab's demo.py is the part above and LAB_MAIN.
 # Below, the full module's options: report, compare, decide, read data files.
 
+import os  # noqa: E402
 from evaluate import MEASURES, EvaluationError, load_data, p_text, report  # noqa: E402
 from fixtures import POLICY  # noqa: E402
 
@@ -129,16 +130,6 @@ def each_run(result, part):
             for number, value in enumerate(runs, start=1):
                 found.append(("%s#%d" % (where, number), value))
     return found
-
-
-def table_rows(result):
-    """Return ('case system', the values evaluate() gives) of each run:
-    the measures that have no function of their own in MEASURES."""
-    rows = []
-    for where, scores in each_run(result, "scores"):
-        rows.append((where, [value for name, value in scores.items()
-                             if "value" not in MEASURES[name]]))
-    return rows
 
 
 def explain_lines(result):
@@ -504,10 +495,9 @@ def parsed(arguments):
         else:
             return None
     lab = paths.get("--lab")
-    if (lab is None) == ("--exercise" in options) and "--exercise" in options:
+    if lab is None and "--exercise" in options:
         return None  # --exercise belongs to --lab
-    if lab is not None and (options != ["--exercise"] * len(options)
-                            or "--data" in paths):
+    if lab is not None and (options not in ([], ["--exercise"]) or "--data" in paths):
         return None  # --lab writes files: no report beside it
     return options, paths.get("--data"), lab
 
@@ -521,39 +511,24 @@ def rendered(result, options):
         return json.dumps(result, default=float, allow_nan=False)
     lines = []
     if "--explain" in options or "--summary" not in options:
-        lines = table_lines(table_rows(result), result["k"])
+        rows = []
+        for where, scores in each_run(result, "scores"):
+            shown = [value for name, value in scores.items()
+                     if "value" not in MEASURES[name]]  # no function of its own
+            rows.append((where, shown))
+        lines = table_lines(rows, result["k"])
     if "--explain" in options:
         lines += explain_lines(result)
     if "--summary" in options:
         lines += [""] * bool(lines) + summary_lines(result)
-    return "\n".join(wrapped(lines))
-
-
-def wrapped(lines):
-    """Return the lines, each over WIDTH characters broken between words,
-    its continuation indented."""
+    text = []  # each line over WIDTH broken between words, then indented
     for line in lines:
         if len(line) <= WIDTH:
-            yield line
+            text.append(line)
         else:
             from textwrap import wrap  # (a long line is rare: loaded then)
-            yield from wrap(line, WIDTH, subsequent_indent="    ",
-                            break_on_hyphens=False)
-
-
-def gated(result):
-    """Return NOT_ACCEPTED unless the policy accepts every candidate, else 0,
-    and a line per candidate: accepted or not, with the first broken
-    finding."""
-    systems, decisions = result["systems"], result["summary"]["decisions"]
-    lines = []
-    for candidate in systems[1:]:
-        why = verdict(decisions[candidate]) if decisions else \
-            "not accepted, as the data has no policy"
-        lines.append("%s against %s: %s" % (candidate, systems[0], why))
-    accepted = decisions and all(decided["accepted"]
-                                 for decided in decisions.values())
-    return 0 if accepted else NOT_ACCEPTED, lines
+            text += wrap(line, WIDTH, subsequent_indent="    ", break_on_hyphens=False)
+    return "\n".join(text)
 
 
 # The course lab: each file cut from this project's own at its marker line.
@@ -570,7 +545,6 @@ EXERCISE = ("_hit_ranks", "scores", "_unsupported_because", "_uncovered",
 def lab_files(exercise):
     """Return {file name: text} of the course lab, with the bodies of the
     functions of EXERCISE left to write when exercise is True."""
-    import os
     here = os.path.dirname(os.path.abspath(__file__))
     files = {}
     for name, marker in LAB_CUTS.items():
@@ -584,7 +558,7 @@ def lab_files(exercise):
                 end += 2  # the END line and the rule below it
             text = "\n".join(lines[:end]).rstrip("\n") + "\n"
         files[name] = text
-    files["demo.py"] = files["demo.py"].rstrip("\n") + "\n" + LAB_MAIN
+    files["demo.py"] += LAB_MAIN  # cut just above, so it ends with one newline
     if exercise:
         files["evaluate.py"] = stubbed(files["evaluate.py"], EXERCISE)
     return files
@@ -608,7 +582,6 @@ def write_lab(folder, exercise):
     """Write the course lab into a new or empty folder; return the exit
     status: 1, with one line on standard error, when the folder is not new
     or empty, or cannot be written, and then nothing is written there."""
-    import os
     try:
         files = lab_files(exercise)  # all read before anything is written
         if os.path.lexists(folder) and (not os.path.isdir(folder)
@@ -626,16 +599,32 @@ def write_lab(folder, exercise):
                  "and python -m unittest\n" % (" exercise" * exercise, folder))
 
 
+def gated(result):
+    """Return NOT_ACCEPTED unless the policy accepts every candidate, else 0,
+    and a line per candidate: accepted or not, with the first broken
+    finding."""
+    systems, decisions = result["systems"], result["summary"]["decisions"]
+    lines = []
+    for candidate in systems[1:]:
+        why = verdict(decisions[candidate]) if decisions else \
+            "not accepted, as the data has no policy"
+        lines.append("%s against %s: %s" % (candidate, systems[0], why))
+    accepted = decisions and all(decided["accepted"]
+                                 for decided in decisions.values())
+    return 0 if accepted else NOT_ACCEPTED, lines
+
+
 def main(arguments=None):
     """Print the report the options ask for (see USAGE), or write a course
     lab; return the exit status."""
     arguments = sys.argv[1:] if arguments is None else arguments
     if "-h" in arguments or "--help" in arguments:
         return write(USAGE)
-    if parsed(arguments) is None:
+    found = parsed(arguments)
+    if found is None:
         write(USAGE, "stderr")
         return 2
-    options, path, lab = parsed(arguments)
+    options, path, lab = found
     if lab is not None:
         return write_lab(lab, "--exercise" in options)
     return run(options, path)
@@ -649,9 +638,9 @@ def run(options, path):
     gc.disable()
     source = "fixtures.py" if path is None else path if (
         path.isascii() and path.isprintable()) else ascii(path)
+    gate = "--gate" in options
     try:
         data = fixture_data() if path is None else load_data(path)
-        gate = "--gate" in options
         result = report(data, summary="--summary" in options or gate,
                         explain="--explain" in options, source=source)
     except EvaluationError as error:  # a fault in the data: one line
@@ -677,7 +666,12 @@ def write(text, stream="stdout"):
             output.write(chunk.decode())
         output.flush()
     except OSError as error:  # closed, full or stopped: at most one line
-        silence(output)
+        try:  # onto the null device: what is left in its buffer says nothing at exit
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, output.fileno())
+            os.close(null)
+        except (AttributeError, OSError, ValueError):
+            pass  # no file under it: nothing to say at exit either
         if isinstance(error, BrokenPipeError):
             return 141
         if stream == "stdout":
@@ -685,18 +679,6 @@ def write(text, stream="stdout"):
                 error.strerror or error), "stderr")
         return 74
     return 0
-
-
-def silence(output):
-    """Point a standard stream that failed at the null device, so that what
-    is left in its buffer says nothing more when Python exits."""
-    import os
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, output.fileno())
-        os.close(null)
-    except (AttributeError, OSError, ValueError):
-        pass  # no file under it: nothing to say at exit either
 
 
 if __name__ == "__main__":

@@ -96,15 +96,8 @@ def fixture_data():
             "runs": RUNS, "policy": POLICY, "manifests": None}
 
 
-def labels(k):
-    """Return the label of each measure at cutoff k."""
-    return {name: measure["label"].replace("%d", str(k))
-            for name, measure in MEASURES.items()}
-
-
 def listed(names, width=100):
-    """Return names joined by commas, cut to about `width` characters with a
-    count of all."""
+    """Return names joined by commas, cut near `width` characters with a count of all."""
     shown = []
     for name in names:
         if shown and len(", ".join(shown + [name])) > width:
@@ -119,14 +112,13 @@ def each_run(result, part):
     found = []
     for question in result["questions"]:
         for system, row in question["systems"].items():
-            where = "%s %s" % (question["case"], system)
             if row is None:
                 continue  # the system did not run this question
+            where = "%s %s" % (question["case"], system)
             if row["repeats"] == 1:
                 found.append((where, row[part]))
                 continue
-            runs = row[part] if part == "explain" else [
-                run["scores"] for run in row["runs"]]
+            runs = row[part] if part == "explain" else [run["scores"] for run in row["runs"]]
             for number, value in enumerate(runs, start=1):
                 found.append(("%s#%d" % (where, number), value))
     return found
@@ -135,53 +127,55 @@ def each_run(result, part):
 def explain_lines(result):
     """Return a line per unsupported claim, uncovered claim and disclosure,
     then the claims nobody has reviewed and the labels no run uses."""
-    lines = ["", "each unsupported claim with the first rule it breaks, each "
-             "expected claim left uncovered, and each restricted document "
-             "disclosed"]
+    lines = ["", "each unsupported claim with the first rule it breaks, each expected "
+             "claim left uncovered, and each restricted document disclosed"]
     for where, found in each_run(result, "explain"):
         for claim, reason in found["claims"] or ():
             if reason:
-                lines.append("%s | claim %s unsupported: %s" % (where, claim,
-                                                                reason))
+                lines.append("%s | claim %s unsupported: %s" % (where, claim, reason))
         for claim in found["uncovered"] or ():
             lines.append("%s | expected claim %s not covered" % (where, claim))
         for document in found["disclosed"]:
-            lines.append("%s | restricted document %s disclosed" % (where,
-                                                                    document))
-    lines += ["", "claims nobody has labelled, rejected or disputed: the next "
-              "round of reviewing"]
-    queue = result["review_queue"]
-    lines += ["%s | %s: claim %s citing %s" % (system, name, claim, ", ".join(
-        cited) or "nothing") for system, name, claim, cited in queue] or ["none"]
-    lines += ["", "labels that no run uses, a typo perhaps (optional, "
-              "disputed or rejected)"]
-    orphans = result["orphan_labels"]
-    return lines + (["%s: claim %s" % pair for pair in orphans] or ["none"])
+            lines.append("%s | restricted document %s disclosed" % (where, document))
+    queue = ["%s | %s: claim %s citing %s" % (system, name, claim, ", ".join(cited) or "nothing")
+             for system, name, claim, cited in result["review_queue"]]
+    orphans = ["%s: claim %s" % pair for pair in result["orphan_labels"]]
+    lines += ["", "claims nobody has labelled, rejected or disputed: the next round of "
+              "reviewing"] + (queue or ["none"])
+    lines += ["", "labels that no run uses, a typo perhaps (optional, disputed or rejected)"]
+    return lines + (orphans or ["none"])
 
 
 def summary_lines(result):
     """Return the summary: decisions first, then per candidate its changes,
-    the slices' means, the paired tests, what reviewers and the policy
-    say."""
-    summary, label = result["summary"], labels(result["k"])
+    the slices' means, the paired tests, what reviewers and the policy say."""
+    summary, systems = result["summary"], result["systems"]
+    comparisons, policy = summary["comparisons"], summary["policy"]
+    label = {name: measure["label"].replace("%d", str(result["k"]))
+             for name, measure in MEASURES.items()}
     lines = head_lines(result)
-    for compared in summary["comparisons"]:
-        lines += change_lines(compared, label, len(summary["comparisons"]))
+    for compared in comparisons:
+        lines += manifest_lines(compared)
+        lines += change_lines(compared, label, max(3, LISTED // len(comparisons)))
     for part, names in summary["slices"].items():
-        lines += slice_lines(part, names, summary["means"][part], label)
-        lines += verdict_lines(part, summary["comparisons"])
+        lines += slice_lines(part, names, summary["means"][part], label, comparisons)
     if summary["lenient_means"] is not None:
         lines += slice_lines("answerable", summary["slices"]["answerable"],
-                             summary["lenient_means"]["answerable"], label,
-                             ", lenient reading (disputed labels count as "
-                             "support)")
-        lines.append("disputed labels: " + listed(["%s: %s <- %s" % (
-            name, claim, ", ".join(sources))
-            for name, claim, sources in summary["disputed_labels"]]))
-    lines += ["", "n/a rule: a macro mean skips questions without a value and "
-              "says how many it averaged; n/a never counts as 0."]
-    lines += paired_lines(summary["comparisons"], summary["groups"], label)
-    return lines + review_lines(summary) + policy_lines(result)
+                             summary["lenient_means"]["answerable"], label, comparisons,
+                             ", lenient reading (disputed labels count as support)")
+        lines.append("disputed labels: " + disputes(summary["disputed_labels"]))
+    lines += ["", "n/a rule: a macro mean skips questions without a value and says how "
+              "many it averaged; n/a never counts as 0."]
+    lines += paired_lines(comparisons, summary["groups"], label) + review_lines(summary)
+    if policy is None:
+        return lines
+    lines += ["", "acceptance policy, from %s" % policy["source"], "(python demo.py "
+              "--explain shows why each unsupported claim is unsupported)"]
+    lines += decision_lines("%s alone" % systems[0], policy["baseline_alone"])
+    for compared in comparisons:
+        title = "%s against %s" % (compared["candidate"], systems[0])
+        lines += decision_lines(title, compared["decision"])
+    return lines
 
 
 def head_lines(result):
@@ -191,28 +185,25 @@ def head_lines(result):
     lines = []
     for compared in summary["comparisons"]:
         title = "%s against %s: " % (compared["candidate"], systems[0])
-        if summary["decisions"] is not None:
-            lines.append(title + verdict(compared["decision"]))
+        decided = compared["decision"]  # None without a policy
+        if decided is not None:
+            lines.append(title + verdict(decided))
+        test = decided and decided["strict"]["significance"]  # the declared one
         if not compared["shared"]:
-            lines.append(title + "no question was run by both: nothing "
-                         "compared")
-        declared = compared["decision"] and compared["decision"]["strict"][
-            "significance"]
-        if compared["shared"] and declared and not declared["questions"]:
-            lines.append(title + "no question has a value of %s from both: "
-                         "nothing compared" % summary["policy"]["rules"][
-                             "significance"]["metric"])
-    groups = "" if summary["groups"] is None else " in %d groups" % (
-        summary["groups"])
-    lines.append("summary of %s: %d questions%s (%d answerable), k = %d, "
-                 "baseline %s, %s %s" % (
-                     result["source"], len(result["questions"]), groups,
-                     len(summary["slices"]["answerable"]), result["k"],
-                     systems[0], "candidate" + "s" * (len(systems) > 2),
-                     ", ".join(systems[1:])))
+            lines.append(title + "no question was run by both: nothing compared")
+        elif test and not test["questions"]:
+            metric = summary["policy"]["rules"]["significance"]["metric"]
+            lines.append(title + "no question has a value of %s from both: nothing "
+                         "compared" % metric)
+    groups = summary["groups"]
+    lines.append("summary of %s: %d questions%s (%d answerable), k = %d, baseline %s, "
+                 "%s %s" % (result["source"], len(result["questions"]),
+                            "" if groups is None else " in %d groups" % groups,
+                            len(summary["slices"]["answerable"]), result["k"], systems[0],
+                            "candidate" + "s" * (len(systems) > 2), ", ".join(systems[1:])))
     for system, missing in summary["not_run"].items():
+        more = missing["count"] - len(missing["cases"])  # past the cases named
         if missing["count"]:
-            more = missing["count"] - len(missing["cases"])
             lines.append("not run by %s: %d questions (%s%s)" % (
                 system, missing["count"], ", ".join(missing["cases"]),
                 ", and %d more" % more if more else ""))
@@ -236,113 +227,89 @@ def verdict(decided):
     return text
 
 
-def change_lines(compared, label, candidates):
-    """Return what changed between the runs' manifests, if the data gives
-    them, then the questions that moved, regressions first, at most
-    LISTED / candidates of them (three at least), then the totals."""
-    lines = manifest_lines(compared)
-    if not compared["shared"]:
-        return lines  # nothing compared: the first lines say so
-    lines += ["", "per-question change from %s to %s on the %d questions both "
-              "ran (a pair with n/a on either side is shown, not judged)" % (
-                  compared["baseline"], compared["candidate"],
-                  compared["shared"])]
-    moved = [item for item in compared["changes"] if item["moved"]]
-    worse = ("regressed", "mixed")
-    moved.sort(key=lambda item: item["verdict"] not in worse)  # stable
-    most = max(3, LISTED // candidates)
-    for item in moved[:most]:
-        lines.append(change_line(item, label))
-    totals = ", ".join("%d %s" % (count, name)
-                       for name, count in compared["totals"].items())
-    if len(moved) > most:
-        totals += "; %d more moved (--json lists every question)" % (
-            len(moved) - most)
-    lines.append("totals: " + totals)
-    turned = compared["lenient_changes"]
-    if turned:
-        lines.append("verdicts the lenient reading turns: " + listed(
-            ["%s %s -> %s" % change for change in turned]))
-    return lines
-
-
-def change_line(item, label):
-    """Return one question's verdict and what moved: judged, then not."""
-    judged, unjudged = [], []
-    for metric, old, new, compared in item["moved"]:
-        text = "%s %s -> %s" % (label[metric], cell(old), cell(new))
-        (judged if compared else unjudged).append(text)
-    detail = ", ".join(judged) or "nothing judged moved"
-    if unjudged:
-        detail += "; not judged: " + ", ".join(unjudged)
-    return "%s: %s (%s)" % (item["case"], item["verdict"], detail)
-
-
 def manifest_lines(compared):
-    """Return what changed between the two systems' run manifests."""
+    """Return what changed between the two systems' run manifests, if the data gives them."""
     changed = compared["manifest_changes"]
     if changed is None:
         return []
-    lines = ["", "run manifests: what changed from %s to %s (corpus, "
-             "questions, permissions and rubric are held constant)" % (
+    lines = ["", "run manifests: what changed from %s to %s (corpus, questions, "
+             "permissions and rubric are held constant)" % (
                  compared["baseline"], compared["candidate"])]
     for field, old, new in changed:
-        lines.append("%s: %s -> %s" % (field, "(none)" if old is None else
-                                       ascii(old), "(none)" if new is None
-                                       else ascii(new)))
+        old, new = ["(none)" if value is None else ascii(value) for value in (old, new)]
+        lines.append("%s: %s -> %s" % (field, old, new))
     if not changed:
         lines.append("nothing changed")
     if len(changed) > 1:
-        lines.append("%d things changed at once: which of them made the "
-                     "difference is unknown; change one at a time"
-                     % len(changed))
+        lines.append("%d things changed at once: which of them made the difference is "
+                     "unknown; change one at a time" % len(changed))
     return lines
 
 
-def slice_lines(part, names, means, label, reading=""):
+def change_lines(compared, label, most):
+    """Return the questions that moved, regressions first, at most `most` of
+    them, then the totals and the verdicts the lenient reading turns."""
+    if not compared["shared"]:
+        return []  # nothing compared: the first lines say so
+    lines = ["", "per-question change from %s to %s on the %d questions both ran (a "
+             "pair with n/a on either side is shown, not judged)" % (
+                 compared["baseline"], compared["candidate"], compared["shared"])]
+    moved = [item for item in compared["changes"] if item["moved"]]
+    moved.sort(key=lambda item: item["verdict"] not in ("regressed", "mixed"))  # stable
+    for item in moved[:most]:
+        judged, unjudged = [], []
+        for metric, old, new, weighed in item["moved"]:
+            text = "%s %s -> %s" % (label[metric], cell(old), cell(new))
+            (judged if weighed else unjudged).append(text)
+        detail = ", ".join(judged) or "nothing judged moved"
+        if unjudged:
+            detail += "; not judged: " + ", ".join(unjudged)
+        lines.append("%s: %s (%s)" % (item["case"], item["verdict"], detail))
+    totals = ", ".join("%d %s" % (count, name) for name, count in compared["totals"].items())
+    if len(moved) > most:
+        totals += "; %d more moved (--json lists every question)" % (len(moved) - most)
+    lines.append("totals: " + totals)
+    if compared["lenient_changes"]:
+        turned = ["%s %s -> %s" % change for change in compared["lenient_changes"]]
+        lines.append("verdicts the lenient reading turns: " + listed(turned))
+    return lines
+
+
+def slice_lines(part, names, means, label, comparisons, reading=""):
     """Return a slice's means, a row per system: the macro mean of each
     measure with how many questions it averaged, pooled support and, over
-    unanswerable questions, correct abstentions; an empty slice in one line,
-    and the measures no system has a value of in one line."""
+    unanswerable questions, correct abstentions; then a tag's verdicts."""
     if not names:
         return ["", "no %s questions" % part]
-    measured = [metric for metric in label if metric in means and any(
-        mean["averaged"] for mean in means[metric].values())]
-    unmeasured = [label[metric] for metric in label if metric in means
-                  and metric not in measured]
+    measured, unmeasured = [], []
+    for metric in label:
+        if metric in means:
+            averaged = any(mean["averaged"] for mean in means[metric].values())
+            (measured if averaged else unmeasured).append(metric)
     abstentions = means["correct_abstentions"] is not None and not reading
+    header = [label[metric] for metric in measured] + ["support pooled"]
+    header += ["abstention correct"] * abstentions
     lines = ["", "%s slice%s: %s" % (part, reading, listed(names, 60)),
-             "macro mean (questions averaged, of %d) | %s" % (
-                 len(names), " | ".join([label[metric] for metric in measured]
-                                        + ["support pooled"]
-                                        + ["abstention correct"] * abstentions))]
+             "macro mean (questions averaged, of %d) | %s" % (len(names), " | ".join(header))]
+    if unmeasured:
+        lines[2] += " (no value to average: %s)" % ", ".join(label[m] for m in unmeasured)
     for system, pooled in means["pooled_support"].items():
         row = ["%s (%d)" % (cell(means[metric][system]["mean"]),
-                            means[metric][system]["averaged"])
-               for metric in measured]
+                            means[metric][system]["averaged"]) for metric in measured]
         row.append("%d/%d = %s" % (pooled["supported"], pooled["generated"],
                                    cell(pooled["ratio"])))
         if abstentions:
-            row.append("%(correct)d/%(total)d"
-                       % means["correct_abstentions"][system])
+            row.append("%(correct)d/%(total)d" % means["correct_abstentions"][system])
         lines.append("%s | %s" % (system, " | ".join(row)))
-    if unmeasured:
-        lines[2] += " (no value to average: %s)" % ", ".join(unmeasured)
-    return lines
-
-
-def verdict_lines(part, comparisons):
-    """Return the candidates' verdict counts on a tag's slice."""
     counts = []
     for compared in comparisons:
         totals = compared["slice_totals"].get(part)
         if totals is None:
-            return []  # the answerable and unanswerable slices: see above
-        counts.append("%s %s" % (compared["candidate"], "/".join(
-            map(str, totals.values())) if sum(totals.values())
-            else "nothing compared"))
-    return ["verdicts %s | %s" % ("/".join(comparisons[0]["totals"]),
-                                  " | ".join(counts))]
+            return lines  # the answerable and unanswerable slices: their totals are above
+        counted = "/".join(map(str, totals.values())) if sum(totals.values()) else None
+        counts.append("%s %s" % (compared["candidate"], counted or "nothing compared"))
+    return lines + ["verdicts %s | %s" % ("/".join(comparisons[0]["totals"]),
+                                          " | ".join(counts))]
 
 
 def paired_lines(comparisons, groups, label):
@@ -353,8 +320,8 @@ def paired_lines(comparisons, groups, label):
     shared = [compared for compared in comparisons if compared["shared"]]
     if not shared:
         return []  # nothing compared: the first lines say so
-    lines = ["", "paired sign-flip test from %s to %s on the answerable slice"
-             " (each %s is one pair)" % (shared[0]["baseline"], ", ".join(
+    lines = ["", "paired sign-flip test from %s to %s on the answerable slice (each %s "
+             "is one pair)" % (shared[0]["baseline"], ", ".join(
                  compared["candidate"] for compared in shared), unit)]
     unpaired = {}  # measure: the candidates it compares on no question
     for compared in shared:
@@ -368,15 +335,14 @@ def paired_lines(comparisons, groups, label):
     for metric, candidates in unpaired.items():
         alike.setdefault(tuple(candidates), []).append(metric)
     for candidates, metrics in alike.items():
-        against = "" if len(candidates) == len(shared) else " (%s)" % (
-            ", ".join(candidates))
-        lines.append("%s%s | no question has a value from both: nothing "
-                     "compared" % (", ".join(metrics), against))
+        against = "" if len(candidates) == len(shared) else " (%s)" % ", ".join(candidates)
+        lines.append("%s%s | no question has a value from both: nothing compared" % (
+            ", ".join(metrics), against))
     floor = shared[0]["p_floor"]
     if floor >= 0.05:  # too few questions to tell anything apart
-        lines.append("with %d %ss, p is at least %s even if all of them "
-                     "moved, so no difference can reach p < 0.05" % (
-                         shared[0]["units"], unit, p_text(floor)))
+        lines.append("with %d %ss, p is at least %s even if all of them moved, so no "
+                     "difference can reach p < 0.05" % (shared[0]["units"], unit,
+                                                        p_text(floor)))
     return lines
 
 
@@ -386,17 +352,17 @@ def test_text(test):
     mean = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
     if test["groups"] != test["questions"]:
         mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
-            test["mean"], test["groups"], test["question_mean"],
-            test["questions"], total)
+            test["mean"], test["groups"], test["question_mean"], test["questions"], total)
+    sampled = test["method"] == "sampled"
     how = "exact"
-    if test["method"] == "sampled":
+    if sampled:
         how = "sampled, %d draws, standard error %.4f" % (
             test["samples"], test["standard_error"])
-    bound = test["method"] == "sampled" and test["p"] * (1 + test["samples"]) == 1
-    text = "%s | wins %d, ties %d, losses %d | p %s %s (%s), at least %s with " \
-        "%d moved" % (mean, test["wins"], test["ties"], test["losses"],
-                      "<" if bound else "=", p_text(test["p"], test["method"]),
-                      how, p_text(test["min_p"]), test["wins"] + test["losses"])
+    bound = sampled and test["p"] * (1 + test["samples"]) == 1
+    text = "%s | wins %d, ties %d, losses %d | p %s %s (%s), at least %s with %d moved" % (
+        mean, test["wins"], test["ties"], test["losses"], "<" if bound else "=",
+        p_text(test["p"], test["method"]), how, p_text(test["min_p"]),
+        test["wins"] + test["losses"])
     if test["unmatched_runs"]:
         text += " | more runs on one side on %d of the questions (it is favoured)" % (
             test["unmatched_runs"])
@@ -406,43 +372,23 @@ def test_text(test):
 def review_lines(summary):
     """Return the disclosures, the unsupported claims by reason and what
     reviewers have left to do."""
-    lines = ["", "restricted documents disclosed (in the top k or cited); no "
-             "score and no policy can excuse one"]
+    disclosed = []
     for system, found in summary["disclosures"].items():
         if found:
-            lines.append("%s | %s" % (system, listed(["%s: %s" % (
-                name, ", ".join(documents)) for name, documents in found])))
-    if len(lines) == 2:
-        lines[-1] += ": none"
-    lines += ["", "unsupported claims by the first rule they break (python "
-              "demo.py --explain lists each)"]
+            documents = ["%s: %s" % (name, ", ".join(cited)) for name, cited in found]
+            disclosed.append("%s | %s" % (system, listed(documents)))
+    lines = ["", "restricted documents disclosed (in the top k or cited); no score and "
+             "no policy can excuse one" + ": none" * (not disclosed)] + disclosed
+    lines += ["", "unsupported claims by the first rule they break (python demo.py "
+              "--explain lists each)"]
     for system, reasons in summary["unsupported_reasons"].items():
-        lines.append("%s | %s" % (system, ", ".join(
-            "%s %d" % pair for pair in reasons.items()) or "none"))
-    lines += ["", "claims nobody has labelled, rejected or disputed (--explain "
-              "lists them)" + "".join(
-                  " | %s %d" % pair for pair in summary["unreviewed"].items()),
-              "labels that no run uses: %d; questions judged without expected "
-              "claims: %d" % (summary["orphan_labels"],
-                              summary["judged_without_expected"])]
-    return lines
-
-
-def policy_lines(result):
-    """Return the policy's findings and decision on each system."""
-    summary, systems = result["summary"], result["systems"]
-    if summary["policy"] is None:
-        return []
-    lines = ["", "acceptance policy, from %s" % summary["policy"]["source"],
-             "(python demo.py --explain shows why each unsupported claim is "
-             "unsupported)"]
-    lines += decision_lines("%s alone" % systems[0],
-                            summary["policy"]["baseline_alone"])
-    for compared in summary["comparisons"]:
-        lines += decision_lines("%s against %s" % (compared["candidate"],
-                                                   systems[0]),
-                                compared["decision"])
-    return lines
+        counted = ", ".join("%s %d" % pair for pair in reasons.items())
+        lines.append("%s | %s" % (system, counted or "none"))
+    unreviewed = "".join(" | %s %d" % pair for pair in summary["unreviewed"].items())
+    return lines + ["", "claims nobody has labelled, rejected or disputed (--explain "
+                    "lists them)" + unreviewed, "labels that no run uses: %d; questions "
+                    "judged without expected claims: %d" % (
+                        summary["orphan_labels"], summary["judged_without_expected"])]
 
 
 def decision_lines(title, decided):
@@ -453,8 +399,7 @@ def decision_lines(title, decided):
     for rule, subject, detail, readings in decided["findings"]:
         marked = "" if loose is None else " [both readings]" \
             if readings == "both" else " [%s reading only]" % readings
-        lines.append("%s | broken %s %s (%s)%s" % (title, rule, subject,
-                                                   detail, marked))
+        lines.append("%s | broken %s %s (%s)%s" % (title, rule, subject, detail, marked))
     held = [finding[0] for finding in strict["held"]]  # per rule, in order
     if held:
         lines.append("%s | held: %s" % (title, ", ".join(
@@ -465,21 +410,23 @@ def decision_lines(title, decided):
     for rule, why in strict["unchecked"]:
         lines.append("%s | not checked: %s (%s)" % (title, rule, why))
     counts = "; ".join("%s%d broken, %d held" % (
-        "" if loose is None else reading + ": ", len(judged["broken"]),
-        len(judged["held"]))
+        "" if loose is None else reading + ": ", len(judged["broken"]), len(judged["held"]))
         for reading, judged in (("strict", strict), ("lenient", loose)) if judged)
     ending = "" if loose is None else "; both readings agree"
     if loose is not None and strict["accepted"] != loose["accepted"]:
-        ending = "; the readings disagree, so resolve these disputed labels " \
-            "first: " + listed(["%s: %s <- %s" % (name, claim, ", ".join(
-                sources)) for name, claim, sources in decided["depends_on"]], 160)
-    rules = dict.fromkeys(finding[0] for finding in strict["broken"]
-                          + strict["held"])
+        ending = "; the readings disagree, so resolve these disputed labels first: " + \
+            disputes(decided["depends_on"], 160)
+    rules = dict.fromkeys(finding[0] for finding in strict["broken"] + strict["held"])
     if " alone" in title and rules:  # say which rules judged a system alone
         title += ", by the rules that need no baseline (%s)" % ", ".join(rules)
     return lines + ["decision for %s, plan %r: %s (%s)%s" % (
-        title, decided["plan"], verdict(decided).split(", first")[0], counts,
-        ending)]
+        title, decided["plan"], verdict(decided).split(", first")[0], counts, ending)]
+
+
+def disputes(labels, width=100):
+    """Return disputed labels, each (case, claim, its sources), listed."""
+    return listed(["%s: %s <- %s" % (name, claim, ", ".join(sources))
+                   for name, claim, sources in labels], width)
 
 
 def parsed(arguments):

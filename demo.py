@@ -429,26 +429,6 @@ def disputes(labels, width=100):
                    for name, claim, sources in labels], width)
 
 
-def parsed(arguments):
-    """Return (options, data file, lab folder) from the command line, or
-    None when it is not understood."""
-    options, paths, rest = [], {}, list(arguments)
-    while rest:
-        word = rest.pop(0)
-        if word in OPTIONS and word not in options:
-            options.append(word)
-        elif word in ("--data", "--lab") and word not in paths and rest:
-            paths[word] = rest.pop(0)
-        else:
-            return None
-    lab = paths.get("--lab")
-    if lab is None and "--exercise" in options:
-        return None  # --exercise belongs to --lab
-    if lab is not None and (options not in ([], ["--exercise"]) or "--data" in paths):
-        return None  # --lab writes files: no report beside it
-    return options, paths.get("--data"), lab
-
-
 def rendered(result, options):
     """Return the text of a report: the table, explanations, summary, as the
     options ask; with --json, all of it as one line of JSON, keys in the
@@ -567,14 +547,23 @@ def main(arguments=None):
     arguments = sys.argv[1:] if arguments is None else arguments
     if "-h" in arguments or "--help" in arguments:
         return write(USAGE)
-    found = parsed(arguments)
-    if found is None:
-        write(USAGE, "stderr")
-        return 2
-    options, path, lab = found
-    if lab is not None:
-        return write_lab(lab, "--exercise" in options)
-    return run(options, path)
+    options, paths, rest = [], {}, list(arguments)
+    while rest:
+        word = rest.pop(0)
+        if word in OPTIONS and word not in options:
+            options.append(word)
+        elif word in ("--data", "--lab") and word not in paths and rest:
+            paths[word] = rest.pop(0)
+        else:
+            options.append(None)  # not understood
+            break
+    lab = paths.get("--lab")
+    if lab is None and None not in options and "--exercise" not in options:
+        return run(options, paths.get("--data"))
+    if lab is not None and options in ([], ["--exercise"]) and "--data" not in paths:
+        return write_lab(lab, options == ["--exercise"])  # no report beside a lab
+    write(USAGE, "stderr")
+    return 2
 
 
 def run(options, path):

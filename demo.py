@@ -107,8 +107,7 @@ def listed(names, width=100):
 
 
 def each_run(result, part):
-    """Return ('case system', part) of each run, part "scores" or "explain";
-    a question's repeated runs are 'case system#1', 'case system#2' ..."""
+    """Return ('case system', part) of each run; repeated runs are 'case system#1' ..."""
     found = []
     for question in result["questions"]:
         for system, row in question["systems"].items():
@@ -125,8 +124,7 @@ def each_run(result, part):
 
 
 def explain_lines(result):
-    """Return a line per unsupported claim, uncovered claim and disclosure,
-    then the claims nobody has reviewed and the labels no run uses."""
+    """Return each unsupported or uncovered claim and disclosure, then what is unreviewed."""
     lines = ["", "each unsupported claim with the first rule it breaks, each expected "
              "claim left uncovered, and each restricted document disclosed"]
     for where, found in each_run(result, "explain"):
@@ -147,8 +145,7 @@ def explain_lines(result):
 
 
 def summary_lines(result):
-    """Return the summary: decisions first, then per candidate its changes,
-    the slices' means, the paired tests, what reviewers and the policy say."""
+    """Return the summary: decisions, changes, slices, paired tests, reviews, policy."""
     summary, systems = result["summary"], result["systems"]
     comparisons, policy = summary["comparisons"], summary["policy"]
     label = {name: measure["label"].replace("%d", str(result["k"]))
@@ -179,8 +176,7 @@ def summary_lines(result):
 
 
 def head_lines(result):
-    """Return a line per candidate with its decision, or that nothing was
-    compared, then what the data holds and who did not run what."""
+    """Return each candidate's decision, what the data holds and who did not run what."""
     summary, systems = result["summary"], result["systems"]
     lines = []
     for compared in summary["comparisons"]:
@@ -211,8 +207,7 @@ def head_lines(result):
 
 
 def verdict(decided):
-    """Return a decision in a few words, with the first broken finding and,
-    where the readings differ, the reading that breaks it."""
+    """Return a decision in a few words, with its first broken finding."""
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
     if decided["accepted"]:
@@ -228,7 +223,7 @@ def verdict(decided):
 
 
 def manifest_lines(compared):
-    """Return what changed between the two systems' run manifests, if the data gives them."""
+    """Return what changed between the two systems' run manifests, if given."""
     changed = compared["manifest_changes"]
     if changed is None:
         return []
@@ -247,8 +242,7 @@ def manifest_lines(compared):
 
 
 def change_lines(compared, label, most):
-    """Return the questions that moved, regressions first, at most `most` of
-    them, then the totals and the verdicts the lenient reading turns."""
+    """Return the questions that moved, regressions first, at most `most`, and totals."""
     if not compared["shared"]:
         return []  # nothing compared: the first lines say so
     lines = ["", "per-question change from %s to %s on the %d questions both ran (a "
@@ -276,9 +270,7 @@ def change_lines(compared, label, most):
 
 
 def slice_lines(part, names, means, label, comparisons, reading=""):
-    """Return a slice's means, a row per system: the macro mean of each
-    measure with how many questions it averaged, pooled support and, over
-    unanswerable questions, correct abstentions; then a tag's verdicts."""
+    """Return a slice's means per system, then a tag's verdicts per candidate."""
     if not names:
         return ["", "no %s questions" % part]
     measured, unmeasured = [], []
@@ -313,9 +305,7 @@ def slice_lines(part, names, means, label, comparisons, reading=""):
 
 
 def paired_lines(comparisons, groups, label):
-    """Return the paired test of each measure from the baseline to each
-    candidate that shares a question with it, the measures compared on no
-    question, and what so few questions can show at all."""
+    """Return each candidate's paired tests, and what so few questions can show."""
     unit = "question" if groups is None else "group"
     shared = [compared for compared in comparisons if compared["shared"]]
     if not shared:
@@ -370,8 +360,7 @@ def test_text(test):
 
 
 def review_lines(summary):
-    """Return the disclosures, the unsupported claims by reason and what
-    reviewers have left to do."""
+    """Return the disclosures, the unsupported claims by reason and what is unreviewed."""
     disclosed = []
     for system, found in summary["disclosures"].items():
         if found:
@@ -392,8 +381,7 @@ def review_lines(summary):
 
 
 def decision_lines(title, decided):
-    """Return the broken findings, the held ones per rule, the unchecked
-    rules and the decision."""
+    """Return the findings broken, held and not checked, then the decision."""
     strict, loose = decided["strict"], decided["lenient"]
     lines = []
     for rule, subject, detail, readings in decided["findings"]:
@@ -430,9 +418,7 @@ def disputes(labels, width=100):
 
 
 def rendered(result, options):
-    """Return the text of a report: the table, explanations, summary, as the
-    options ask; with --json, all of it as one line of JSON, keys in the
-    order of report(), p a number."""
+    """Return the report as the options ask: text, or with --json one line of JSON."""
     if "--json" in options:
         import json  # only this option writes JSON
         return json.dumps(result, default=float, allow_nan=False)
@@ -470,8 +456,7 @@ EXERCISE = ("_hit_ranks", "scores", "_unsupported_because", "_uncovered",
 
 
 def lab_files(exercise):
-    """Return {file name: text} of the course lab, with the bodies of the
-    functions of EXERCISE left to write when exercise is True."""
+    """Return {file name: text} of the course lab; with exercise, EXERCISE stubbed."""
     here = os.path.dirname(os.path.abspath(__file__))
     files = {}
     for name, marker in LAB_CUTS.items():
@@ -492,8 +477,7 @@ def lab_files(exercise):
 
 
 def stubbed(source, names):
-    """Return source with the body of each function named, after its
-    docstring, replaced by `raise NotImplementedError`."""
+    """Return source with each named function's body, below its docstring, made a raise."""
     import ast
     lines = source.split("\n")
     nodes = [node for node in ast.parse(source).body
@@ -506,9 +490,7 @@ def stubbed(source, names):
 
 
 def write_lab(folder, exercise):
-    """Write the course lab into a new or empty folder; return the exit
-    status: 1, with one line on standard error, when the folder is not new
-    or empty, or cannot be written, and then nothing is written there."""
+    """Write the course lab into a new or empty folder; return the exit status."""
     try:
         files = lab_files(exercise)  # all read before anything is written
         if os.path.lexists(folder) and (not os.path.isdir(folder)
@@ -527,9 +509,7 @@ def write_lab(folder, exercise):
 
 
 def gated(result):
-    """Return NOT_ACCEPTED unless the policy accepts every candidate, else 0,
-    and a line per candidate: accepted or not, with the first broken
-    finding."""
+    """Return NOT_ACCEPTED unless the policy accepts every candidate, and a line on each."""
     systems, decisions = result["systems"], result["summary"]["decisions"]
     lines = []
     for candidate in systems[1:]:
@@ -542,8 +522,7 @@ def gated(result):
 
 
 def main(arguments=None):
-    """Print the report the options ask for (see USAGE), or write a course
-    lab; return the exit status."""
+    """Print what the options ask for (see USAGE); return the exit status."""
     arguments = sys.argv[1:] if arguments is None else arguments
     if "-h" in arguments or "--help" in arguments:
         return write(USAGE)
@@ -591,8 +570,7 @@ def run(options, path):
 
 
 def write(text, stream="stdout"):
-    """Write text to standard output (or "stderr") in ASCII; return 0, or
-    141 when the reader stopped first, or 74 when it cannot be written."""
+    """Write text to a standard stream in ASCII; return 0, 141 or 74 (see USAGE)."""
     output = getattr(sys, stream)
     try:
         if output is None:  # started with it closed

@@ -97,7 +97,7 @@ def fixture_data():
 
 
 def listed(names, width=100):
-    """Return names joined by commas, cut near `width` characters with a count of all."""
+    """Return names joined by commas, cut near `width` characters."""
     shown = []
     for name in names:
         if shown and len(", ".join(shown + [name])) > width:
@@ -107,7 +107,7 @@ def listed(names, width=100):
 
 
 def each_run(result, part):
-    """Return ('case system', part) of each run; repeated runs are 'case system#1' ..."""
+    """Return ('case system', part) of each run, repeated runs numbered '#1' ..."""
     found = []
     for question in result["questions"]:
         for system, row in question["systems"].items():
@@ -117,14 +117,15 @@ def each_run(result, part):
             if row["repeats"] == 1:
                 found.append((where, row[part]))
                 continue
-            runs = row[part] if part == "explain" else [run["scores"] for run in row["runs"]]
+            runs = row[part] if part == "explain" else [
+                run["scores"] for run in row["runs"]]
             for number, value in enumerate(runs, start=1):
                 found.append(("%s#%d" % (where, number), value))
     return found
 
 
 def explain_lines(result):
-    """Return each unsupported or uncovered claim and disclosure, then what is unreviewed."""
+    """Return each unsupported or uncovered claim and disclosure, then reviews."""
     lines = ["", "each unsupported claim with the first rule it breaks, each expected "
              "claim left uncovered, and each restricted document disclosed"]
     for where, found in each_run(result, "explain"):
@@ -135,17 +136,20 @@ def explain_lines(result):
             lines.append("%s | expected claim %s not covered" % (where, claim))
         for document in found["disclosed"]:
             lines.append("%s | restricted document %s disclosed" % (where, document))
-    queue = ["%s | %s: claim %s citing %s" % (system, name, claim, ", ".join(cited) or "nothing")
-             for system, name, claim, cited in result["review_queue"]]
+    queue = []
+    for system, name, claim, cited in result["review_queue"]:
+        cited = ", ".join(cited) or "nothing"
+        queue.append("%s | %s: claim %s citing %s" % (system, name, claim, cited))
     orphans = ["%s: claim %s" % pair for pair in result["orphan_labels"]]
-    lines += ["", "claims nobody has labelled, rejected or disputed: the next round of "
-              "reviewing"] + (queue or ["none"])
-    lines += ["", "labels that no run uses, a typo perhaps (optional, disputed or rejected)"]
+    lines += ["", "claims nobody has labelled, rejected or disputed: the next "
+              "round of reviewing"] + (queue or ["none"])
+    lines += ["", "labels that no run uses, a typo perhaps (optional, disputed "
+              "or rejected)"]
     return lines + (orphans or ["none"])
 
 
 def summary_lines(result):
-    """Return the summary: decisions, changes, slices, paired tests, reviews, policy."""
+    """Return the summary: decisions, changes, slices, tests, reviews, policy."""
     summary, systems = result["summary"], result["systems"]
     comparisons, policy = summary["comparisons"], summary["policy"]
     label = {name: measure["label"].replace("%d", str(result["k"]))
@@ -163,11 +167,13 @@ def summary_lines(result):
         lines.append("disputed labels: " + disputes(summary["disputed_labels"]))
     lines += ["", "n/a rule: a macro mean skips questions without a value and says how "
               "many it averaged; n/a never counts as 0."]
-    lines += paired_lines(comparisons, summary["groups"], label) + review_lines(summary)
+    lines += paired_lines(comparisons, summary["groups"], label)
+    lines += review_lines(summary)
     if policy is None:
         return lines
-    lines += ["", "acceptance policy, from %s" % policy["source"], "(python demo.py "
-              "--explain shows why each unsupported claim is unsupported)"]
+    lines += ["", "acceptance policy, from %s" % policy["source"],
+              "(python demo.py --explain shows why each unsupported claim is "
+              "unsupported)"]
     lines += decision_lines("%s alone" % systems[0], policy["baseline_alone"])
     for compared in comparisons:
         title = "%s against %s" % (compared["candidate"], systems[0])
@@ -176,7 +182,7 @@ def summary_lines(result):
 
 
 def head_lines(result):
-    """Return each candidate's decision, what the data holds and who did not run what."""
+    """Return each candidate's decision, what the data holds, who ran what."""
     summary, systems = result["summary"], result["systems"]
     lines = []
     for compared in summary["comparisons"]:
@@ -191,12 +197,13 @@ def head_lines(result):
             metric = summary["policy"]["rules"]["significance"]["metric"]
             lines.append(title + "no question has a value of %s from both: nothing "
                          "compared" % metric)
-    groups = summary["groups"]
-    lines.append("summary of %s: %d questions%s (%d answerable), k = %d, baseline %s, "
-                 "%s %s" % (result["source"], len(result["questions"]),
-                            "" if groups is None else " in %d groups" % groups,
-                            len(summary["slices"]["answerable"]), result["k"], systems[0],
-                            "candidate" + "s" * (len(systems) > 2), ", ".join(systems[1:])))
+    groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
+    candidates = "candidate" + "s" * (len(systems) > 2)
+    answerable = len(summary["slices"]["answerable"])
+    lines.append("summary of %s: %d questions%s (%d answerable), k = %d, "
+                 "baseline %s, %s %s" % (
+                     result["source"], len(result["questions"]), groups, answerable,
+                     result["k"], systems[0], candidates, ", ".join(systems[1:])))
     for system, missing in summary["not_run"].items():
         more = missing["count"] - len(missing["cases"])  # past the cases named
         if missing["count"]:
@@ -231,7 +238,8 @@ def manifest_lines(compared):
              "permissions and rubric are held constant)" % (
                  compared["baseline"], compared["candidate"])]
     for field, old, new in changed:
-        old, new = ["(none)" if value is None else ascii(value) for value in (old, new)]
+        old, new = ["(none)" if value is None else ascii(value)
+                    for value in (old, new)]
         lines.append("%s: %s -> %s" % (field, old, new))
     if not changed:
         lines.append("nothing changed")
@@ -242,14 +250,15 @@ def manifest_lines(compared):
 
 
 def change_lines(compared, label, most):
-    """Return the questions that moved, regressions first, at most `most`, and totals."""
+    """Return the questions that moved, regressions first, then the totals."""
     if not compared["shared"]:
         return []  # nothing compared: the first lines say so
     lines = ["", "per-question change from %s to %s on the %d questions both ran (a "
              "pair with n/a on either side is shown, not judged)" % (
                  compared["baseline"], compared["candidate"], compared["shared"])]
     moved = [item for item in compared["changes"] if item["moved"]]
-    moved.sort(key=lambda item: item["verdict"] not in ("regressed", "mixed"))  # stable
+    worse = ("regressed", "mixed")
+    moved.sort(key=lambda item: item["verdict"] not in worse)  # stable
     for item in moved[:most]:
         judged, unjudged = [], []
         for metric, old, new, weighed in item["moved"]:
@@ -259,9 +268,11 @@ def change_lines(compared, label, most):
         if unjudged:
             detail += "; not judged: " + ", ".join(unjudged)
         lines.append("%s: %s (%s)" % (item["case"], item["verdict"], detail))
-    totals = ", ".join("%d %s" % (count, name) for name, count in compared["totals"].items())
+    totals = ", ".join("%d %s" % (count, name)
+                       for name, count in compared["totals"].items())
     if len(moved) > most:
-        totals += "; %d more moved (--json lists every question)" % (len(moved) - most)
+        totals += "; %d more moved (--json lists every question)" % (
+            len(moved) - most)
     lines.append("totals: " + totals)
     if compared["lenient_changes"]:
         turned = ["%s %s -> %s" % change for change in compared["lenient_changes"]]
@@ -282,9 +293,11 @@ def slice_lines(part, names, means, label, comparisons, reading=""):
     header = [label[metric] for metric in measured] + ["support pooled"]
     header += ["abstention correct"] * abstentions
     lines = ["", "%s slice%s: %s" % (part, reading, listed(names, 60)),
-             "macro mean (questions averaged, of %d) | %s" % (len(names), " | ".join(header))]
+             "macro mean (questions averaged, of %d) | %s" % (
+                 len(names), " | ".join(header))]
     if unmeasured:
-        lines[2] += " (no value to average: %s)" % ", ".join(label[m] for m in unmeasured)
+        lines[2] += " (no value to average: %s)" % ", ".join(
+            label[metric] for metric in unmeasured)
     for system, pooled in means["pooled_support"].items():
         row = ["%s (%d)" % (cell(means[metric][system]["mean"]),
                             means[metric][system]["averaged"]) for metric in measured]
@@ -297,9 +310,11 @@ def slice_lines(part, names, means, label, comparisons, reading=""):
     for compared in comparisons:
         totals = compared["slice_totals"].get(part)
         if totals is None:
-            return lines  # the answerable and unanswerable slices: their totals are above
-        counted = "/".join(map(str, totals.values())) if sum(totals.values()) else None
-        counts.append("%s %s" % (compared["candidate"], counted or "nothing compared"))
+            return lines  # answerable and unanswerable: their totals are above
+        counted = "nothing compared"
+        if sum(totals.values()):
+            counted = "/".join(map(str, totals.values()))
+        counts.append("%s %s" % (compared["candidate"], counted))
     return lines + ["verdicts %s | %s" % ("/".join(comparisons[0]["totals"]),
                                           " | ".join(counts))]
 
@@ -325,9 +340,10 @@ def paired_lines(comparisons, groups, label):
     for metric, candidates in unpaired.items():
         alike.setdefault(tuple(candidates), []).append(metric)
     for candidates, metrics in alike.items():
-        against = "" if len(candidates) == len(shared) else " (%s)" % ", ".join(candidates)
-        lines.append("%s%s | no question has a value from both: nothing compared" % (
-            ", ".join(metrics), against))
+        against = "" if len(candidates) == len(shared) else " (%s)" % (
+            ", ".join(candidates))
+        lines.append("%s%s | no question has a value from both: nothing "
+                     "compared" % (", ".join(metrics), against))
     floor = shared[0]["p_floor"]
     if floor >= 0.05:  # too few questions to tell anything apart
         lines.append("with %d %ss, p is at least %s even if all of them moved, so no "
@@ -342,29 +358,31 @@ def test_text(test):
     mean = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
     if test["groups"] != test["questions"]:
         mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
-            test["mean"], test["groups"], test["question_mean"], test["questions"], total)
+            test["mean"], test["groups"], test["question_mean"],
+            test["questions"], total)
     sampled = test["method"] == "sampled"
     how = "exact"
     if sampled:
         how = "sampled, %d draws, standard error %.4f" % (
             test["samples"], test["standard_error"])
     bound = sampled and test["p"] * (1 + test["samples"]) == 1
-    text = "%s | wins %d, ties %d, losses %d | p %s %s (%s), at least %s with %d moved" % (
-        mean, test["wins"], test["ties"], test["losses"], "<" if bound else "=",
-        p_text(test["p"], test["method"]), how, p_text(test["min_p"]),
-        test["wins"] + test["losses"])
+    text = "%s | wins %d, ties %d, losses %d | p %s %s (%s), at least %s " \
+        "with %d moved" % (mean, test["wins"], test["ties"], test["losses"],
+                           "<" if bound else "=", p_text(test["p"], test["method"]),
+                           how, p_text(test["min_p"]), test["wins"] + test["losses"])
     if test["unmatched_runs"]:
-        text += " | more runs on one side on %d of the questions (it is favoured)" % (
-            test["unmatched_runs"])
+        text += " | more runs on one side on %d of the questions (it is " \
+            "favoured)" % test["unmatched_runs"]
     return text
 
 
 def review_lines(summary):
-    """Return the disclosures, the unsupported claims by reason and what is unreviewed."""
+    """Return the disclosures, unsupported claims by reason, what is unreviewed."""
     disclosed = []
     for system, found in summary["disclosures"].items():
         if found:
-            documents = ["%s: %s" % (name, ", ".join(cited)) for name, cited in found]
+            documents = ["%s: %s" % (name, ", ".join(cited))
+                         for name, cited in found]
             disclosed.append("%s | %s" % (system, listed(documents)))
     lines = ["", "restricted documents disclosed (in the top k or cited); no score and "
              "no policy can excuse one" + ": none" * (not disclosed)] + disclosed
@@ -373,11 +391,13 @@ def review_lines(summary):
     for system, reasons in summary["unsupported_reasons"].items():
         counted = ", ".join("%s %d" % pair for pair in reasons.items())
         lines.append("%s | %s" % (system, counted or "none"))
-    unreviewed = "".join(" | %s %d" % pair for pair in summary["unreviewed"].items())
-    return lines + ["", "claims nobody has labelled, rejected or disputed (--explain "
-                    "lists them)" + unreviewed, "labels that no run uses: %d; questions "
-                    "judged without expected claims: %d" % (
-                        summary["orphan_labels"], summary["judged_without_expected"])]
+    unreviewed = "".join(" | %s %d" % pair
+                         for pair in summary["unreviewed"].items())
+    lines += ["", "claims nobody has labelled, rejected or disputed (--explain "
+              "lists them)" + unreviewed]
+    return lines + ["labels that no run uses: %d; questions judged without "
+                    "expected claims: %d" % (summary["orphan_labels"],
+                                             summary["judged_without_expected"])]
 
 
 def decision_lines(title, decided):
@@ -387,7 +407,8 @@ def decision_lines(title, decided):
     for rule, subject, detail, readings in decided["findings"]:
         marked = "" if loose is None else " [both readings]" \
             if readings == "both" else " [%s reading only]" % readings
-        lines.append("%s | broken %s %s (%s)%s" % (title, rule, subject, detail, marked))
+        lines.append("%s | broken %s %s (%s)%s" % (
+            title, rule, subject, detail, marked))
     held = [finding[0] for finding in strict["held"]]  # per rule, in order
     if held:
         lines.append("%s | held: %s" % (title, ", ".join(
@@ -398,13 +419,15 @@ def decision_lines(title, decided):
     for rule, why in strict["unchecked"]:
         lines.append("%s | not checked: %s (%s)" % (title, rule, why))
     counts = "; ".join("%s%d broken, %d held" % (
-        "" if loose is None else reading + ": ", len(judged["broken"]), len(judged["held"]))
+        "" if loose is None else reading + ": ", len(judged["broken"]),
+        len(judged["held"]))
         for reading, judged in (("strict", strict), ("lenient", loose)) if judged)
     ending = "" if loose is None else "; both readings agree"
     if loose is not None and strict["accepted"] != loose["accepted"]:
-        ending = "; the readings disagree, so resolve these disputed labels first: " + \
-            disputes(decided["depends_on"], 160)
-    rules = dict.fromkeys(finding[0] for finding in strict["broken"] + strict["held"])
+        ending = "; the readings disagree, so resolve these disputed labels " \
+            "first: " + disputes(decided["depends_on"], 160)
+    rules = dict.fromkeys(finding[0]
+                          for finding in strict["broken"] + strict["held"])
     if " alone" in title and rules:  # say which rules judged a system alone
         title += ", by the rules that need no baseline (%s)" % ", ".join(rules)
     return lines + ["decision for %s, plan %r: %s (%s)%s" % (
@@ -418,7 +441,7 @@ def disputes(labels, width=100):
 
 
 def rendered(result, options):
-    """Return the report as the options ask: text, or with --json one line of JSON."""
+    """Return the report as the options ask: text, or one line of JSON."""
     if "--json" in options:
         import json  # only this option writes JSON
         return json.dumps(result, default=float, allow_nan=False)
@@ -440,7 +463,8 @@ def rendered(result, options):
             text.append(line)
         else:
             from textwrap import wrap  # (a long line is rare: loaded then)
-            text += wrap(line, WIDTH, subsequent_indent="    ", break_on_hyphens=False)
+            text += wrap(line, WIDTH, subsequent_indent="    ",
+                         break_on_hyphens=False)
     return "\n".join(text)
 
 
@@ -456,7 +480,7 @@ EXERCISE = ("_hit_ranks", "scores", "_unsupported_because", "_uncovered",
 
 
 def lab_files(exercise):
-    """Return {file name: text} of the course lab; with exercise, EXERCISE stubbed."""
+    """Return {file name: text} of the course lab, EXERCISE stubbed if exercise."""
     here = os.path.dirname(os.path.abspath(__file__))
     files = {}
     for name, marker in LAB_CUTS.items():
@@ -477,7 +501,7 @@ def lab_files(exercise):
 
 
 def stubbed(source, names):
-    """Return source with each named function's body, below its docstring, made a raise."""
+    """Return source with each named function's body, past its docstring, a raise."""
     import ast
     lines = source.split("\n")
     nodes = [node for node in ast.parse(source).body
@@ -509,7 +533,7 @@ def write_lab(folder, exercise):
 
 
 def gated(result):
-    """Return NOT_ACCEPTED unless the policy accepts every candidate, and a line on each."""
+    """Return NOT_ACCEPTED unless every candidate is accepted, and a line on each."""
     systems, decisions = result["systems"], result["summary"]["decisions"]
     lines = []
     for candidate in systems[1:]:

@@ -50,6 +50,7 @@ def fixture_rows(k=2):
 # END OF THE LAB'S DEMO: a course lab's demo.py is the part above and LAB_MAIN.
 # Below, the full module's options: report, compare, decide, read data files.
 
+import os  # noqa: E402
 from evaluate import MEASURES, EvaluationError, load_data, p_text, report  # noqa: E402
 from fixtures import POLICY  # noqa: E402
 
@@ -95,15 +96,8 @@ def fixture_data():
             "runs": RUNS, "policy": POLICY, "manifests": None}
 
 
-def labels(k):
-    """Return the label of each measure at cutoff k."""
-    return {name: measure["label"].replace("%d", str(k))
-            for name, measure in MEASURES.items()}
-
-
 def listed(names, width=100):
-    """Return names joined by commas, cut to about `width` characters with a
-    count of all."""
+    """Return names joined by commas, cut near `width` characters."""
     shown = []
     for name in names:
         if shown and len(", ".join(shown + [name])) > width:
@@ -113,14 +107,13 @@ def listed(names, width=100):
 
 
 def each_run(result, part):
-    """Return ('case system', part) of each run, part "scores" or "explain";
-    a question's repeated runs are 'case system#1', 'case system#2' ..."""
+    """Return ('case system', part) of each run, repeated runs numbered '#1' ..."""
     found = []
     for question in result["questions"]:
         for system, row in question["systems"].items():
-            where = "%s %s" % (question["case"], system)
             if row is None:
                 continue  # the system did not run this question
+            where = "%s %s" % (question["case"], system)
             if row["repeats"] == 1:
                 found.append((where, row[part]))
                 continue
@@ -131,97 +124,89 @@ def each_run(result, part):
     return found
 
 
-def table_rows(result):
-    """Return ('case system', the values evaluate() gives) of each run:
-    the measures that have no function of their own in MEASURES."""
-    rows = []
-    for where, scores in each_run(result, "scores"):
-        rows.append((where, [value for name, value in scores.items()
-                             if "value" not in MEASURES[name]]))
-    return rows
-
-
 def explain_lines(result):
-    """Return a line per unsupported claim, uncovered claim and disclosure,
-    then the claims nobody has reviewed and the labels no run uses."""
-    lines = ["", "each unsupported claim with the first rule it breaks, each "
-             "expected claim left uncovered, and each restricted document "
-             "disclosed"]
+    """Return each unsupported or uncovered claim and disclosure, then reviews."""
+    lines = ["", "each unsupported claim with the first rule it breaks, each expected "
+             "claim left uncovered, and each restricted document disclosed"]
     for where, found in each_run(result, "explain"):
         for claim, reason in found["claims"] or ():
             if reason:
-                lines.append("%s | claim %s unsupported: %s" % (where, claim,
-                                                                reason))
+                lines.append("%s | claim %s unsupported: %s" % (where, claim, reason))
         for claim in found["uncovered"] or ():
             lines.append("%s | expected claim %s not covered" % (where, claim))
         for document in found["disclosed"]:
-            lines.append("%s | restricted document %s disclosed" % (where,
-                                                                    document))
+            lines.append("%s | restricted document %s disclosed" % (where, document))
+    queue = []
+    for system, name, claim, cited in result["review_queue"]:
+        cited = ", ".join(cited) or "nothing"
+        queue.append("%s | %s: claim %s citing %s" % (system, name, claim, cited))
+    orphans = ["%s: claim %s" % pair for pair in result["orphan_labels"]]
     lines += ["", "claims nobody has labelled, rejected or disputed: the next "
-              "round of reviewing"]
-    queue = result["review_queue"]
-    lines += ["%s | %s: claim %s citing %s" % (system, name, claim, ", ".join(
-        cited) or "nothing") for system, name, claim, cited in queue] or ["none"]
-    lines += ["", "labels that no run uses, a typo perhaps (optional, "
-              "disputed or rejected)"]
-    orphans = result["orphan_labels"]
-    return lines + (["%s: claim %s" % pair for pair in orphans] or ["none"])
+              "round of reviewing"] + (queue or ["none"])
+    lines += ["", "labels that no run uses, a typo perhaps (optional, disputed "
+              "or rejected)"]
+    return lines + (orphans or ["none"])
 
 
 def summary_lines(result):
-    """Return the summary: decisions first, then per candidate its changes,
-    the slices' means, the paired tests, what reviewers and the policy
-    say."""
-    summary, label = result["summary"], labels(result["k"])
+    """Return the summary: decisions, changes, slices, tests, reviews, policy."""
+    summary, systems = result["summary"], result["systems"]
+    comparisons, policy = summary["comparisons"], summary["policy"]
+    label = {name: measure["label"].replace("%d", str(result["k"]))
+             for name, measure in MEASURES.items()}
     lines = head_lines(result)
-    for compared in summary["comparisons"]:
-        lines += change_lines(compared, label, len(summary["comparisons"]))
+    for compared in comparisons:
+        lines += manifest_lines(compared)
+        lines += change_lines(compared, label, max(3, LISTED // len(comparisons)))
     for part, names in summary["slices"].items():
-        lines += slice_lines(part, names, summary["means"][part], label)
-        lines += verdict_lines(part, summary["comparisons"])
+        lines += slice_lines(part, names, summary["means"][part], label, comparisons)
     if summary["lenient_means"] is not None:
         lines += slice_lines("answerable", summary["slices"]["answerable"],
-                             summary["lenient_means"]["answerable"], label,
-                             ", lenient reading (disputed labels count as "
-                             "support)")
-        lines.append("disputed labels: " + listed(["%s: %s <- %s" % (
-            name, claim, ", ".join(sources))
-            for name, claim, sources in summary["disputed_labels"]]))
-    lines += ["", "n/a rule: a macro mean skips questions without a value and "
-              "says how many it averaged; n/a never counts as 0."]
-    lines += paired_lines(summary["comparisons"], summary["groups"], label)
-    return lines + review_lines(summary) + policy_lines(result)
+                             summary["lenient_means"]["answerable"], label, comparisons,
+                             ", lenient reading (disputed labels count as support)")
+        lines.append("disputed labels: " + disputes(summary["disputed_labels"]))
+    lines += ["", "n/a rule: a macro mean skips questions without a value and says how "
+              "many it averaged; n/a never counts as 0."]
+    lines += paired_lines(comparisons, summary["groups"], label)
+    lines += review_lines(summary)
+    if policy is None:
+        return lines
+    lines += ["", "acceptance policy, from %s" % policy["source"],
+              "(python demo.py --explain shows why each unsupported claim is "
+              "unsupported)"]
+    lines += decision_lines("%s alone" % systems[0], policy["baseline_alone"])
+    for compared in comparisons:
+        title = "%s against %s" % (compared["candidate"], systems[0])
+        lines += decision_lines(title, compared["decision"])
+    return lines
 
 
 def head_lines(result):
-    """Return a line per candidate with its decision, or that nothing was
-    compared, then what the data holds and who did not run what."""
+    """Return each candidate's decision, what the data holds, who ran what."""
     summary, systems = result["summary"], result["systems"]
     lines = []
     for compared in summary["comparisons"]:
         title = "%s against %s: " % (compared["candidate"], systems[0])
-        if summary["decisions"] is not None:
-            lines.append(title + verdict(compared["decision"]))
+        decided = compared["decision"]  # None without a policy
+        if decided is not None:
+            lines.append(title + verdict(decided))
+        test = decided and decided["strict"]["significance"]  # the declared one
         if not compared["shared"]:
-            lines.append(title + "no question was run by both: nothing "
-                         "compared")
-        declared = compared["decision"] and compared["decision"]["strict"][
-            "significance"]
-        if compared["shared"] and declared and not declared["questions"]:
-            lines.append(title + "no question has a value of %s from both: "
-                         "nothing compared" % summary["policy"]["rules"][
-                             "significance"]["metric"])
-    groups = "" if summary["groups"] is None else " in %d groups" % (
-        summary["groups"])
+            lines.append(title + "no question was run by both: nothing compared")
+        elif test and not test["questions"]:
+            metric = summary["policy"]["rules"]["significance"]["metric"]
+            lines.append(title + "no question has a value of %s from both: nothing "
+                         "compared" % metric)
+    groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
+    candidates = "candidate" + "s" * (len(systems) > 2)
+    answerable = len(summary["slices"]["answerable"])
     lines.append("summary of %s: %d questions%s (%d answerable), k = %d, "
                  "baseline %s, %s %s" % (
-                     result["source"], len(result["questions"]), groups,
-                     len(summary["slices"]["answerable"]), result["k"],
-                     systems[0], "candidate" + "s" * (len(systems) > 2),
-                     ", ".join(systems[1:])))
+                     result["source"], len(result["questions"]), groups, answerable,
+                     result["k"], systems[0], candidates, ", ".join(systems[1:])))
     for system, missing in summary["not_run"].items():
+        more = missing["count"] - len(missing["cases"])  # past the cases named
         if missing["count"]:
-            more = missing["count"] - len(missing["cases"])
             lines.append("not run by %s: %d questions (%s%s)" % (
                 system, missing["count"], ", ".join(missing["cases"]),
                 ", and %d more" % more if more else ""))
@@ -229,8 +214,7 @@ def head_lines(result):
 
 
 def verdict(decided):
-    """Return a decision in a few words, with the first broken finding and,
-    where the readings differ, the reading that breaks it."""
+    """Return a decision in a few words, with its first broken finding."""
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
     if decided["accepted"]:
@@ -245,125 +229,104 @@ def verdict(decided):
     return text
 
 
-def change_lines(compared, label, candidates):
-    """Return what changed between the runs' manifests, if the data gives
-    them, then the questions that moved, regressions first, at most
-    LISTED / candidates of them (three at least), then the totals."""
-    lines = manifest_lines(compared)
+def manifest_lines(compared):
+    """Return what changed between the two systems' run manifests, if given."""
+    changed = compared["manifest_changes"]
+    if changed is None:
+        return []
+    lines = ["", "run manifests: what changed from %s to %s (corpus, questions, "
+             "permissions and rubric are held constant)" % (
+                 compared["baseline"], compared["candidate"])]
+    for field, old, new in changed:
+        old, new = ["(none)" if value is None else ascii(value)
+                    for value in (old, new)]
+        lines.append("%s: %s -> %s" % (field, old, new))
+    if not changed:
+        lines.append("nothing changed")
+    if len(changed) > 1:
+        lines.append("%d things changed at once: which of them made the difference is "
+                     "unknown; change one at a time" % len(changed))
+    return lines
+
+
+def change_lines(compared, label, most):
+    """Return the questions that moved, regressions first, then the totals."""
     if not compared["shared"]:
-        return lines  # nothing compared: the first lines say so
-    lines += ["", "per-question change from %s to %s on the %d questions both "
-              "ran (a pair with n/a on either side is shown, not judged)" % (
-                  compared["baseline"], compared["candidate"],
-                  compared["shared"])]
+        return []  # nothing compared: the first lines say so
+    lines = ["", "per-question change from %s to %s on the %d questions both ran (a "
+             "pair with n/a on either side is shown, not judged)" % (
+                 compared["baseline"], compared["candidate"], compared["shared"])]
     moved = [item for item in compared["changes"] if item["moved"]]
     worse = ("regressed", "mixed")
     moved.sort(key=lambda item: item["verdict"] not in worse)  # stable
-    most = max(3, LISTED // candidates)
     for item in moved[:most]:
-        lines.append(change_line(item, label))
+        judged, unjudged = [], []
+        for metric, old, new, weighed in item["moved"]:
+            text = "%s %s -> %s" % (label[metric], cell(old), cell(new))
+            (judged if weighed else unjudged).append(text)
+        detail = ", ".join(judged) or "nothing judged moved"
+        if unjudged:
+            detail += "; not judged: " + ", ".join(unjudged)
+        lines.append("%s: %s (%s)" % (item["case"], item["verdict"], detail))
     totals = ", ".join("%d %s" % (count, name)
                        for name, count in compared["totals"].items())
     if len(moved) > most:
         totals += "; %d more moved (--json lists every question)" % (
             len(moved) - most)
     lines.append("totals: " + totals)
-    turned = compared["lenient_changes"]
-    if turned:
-        lines.append("verdicts the lenient reading turns: " + listed(
-            ["%s %s -> %s" % change for change in turned]))
+    if compared["lenient_changes"]:
+        turned = ["%s %s -> %s" % change for change in compared["lenient_changes"]]
+        lines.append("verdicts the lenient reading turns: " + listed(turned))
     return lines
 
 
-def change_line(item, label):
-    """Return one question's verdict and what moved: judged, then not."""
-    judged, unjudged = [], []
-    for metric, old, new, compared in item["moved"]:
-        text = "%s %s -> %s" % (label[metric], cell(old), cell(new))
-        (judged if compared else unjudged).append(text)
-    detail = ", ".join(judged) or "nothing judged moved"
-    if unjudged:
-        detail += "; not judged: " + ", ".join(unjudged)
-    return "%s: %s (%s)" % (item["case"], item["verdict"], detail)
-
-
-def manifest_lines(compared):
-    """Return what changed between the two systems' run manifests."""
-    changed = compared["manifest_changes"]
-    if changed is None:
-        return []
-    lines = ["", "run manifests: what changed from %s to %s (corpus, "
-             "questions, permissions and rubric are held constant)" % (
-                 compared["baseline"], compared["candidate"])]
-    for field, old, new in changed:
-        lines.append("%s: %s -> %s" % (field, "(none)" if old is None else
-                                       ascii(old), "(none)" if new is None
-                                       else ascii(new)))
-    if not changed:
-        lines.append("nothing changed")
-    if len(changed) > 1:
-        lines.append("%d things changed at once: which of them made the "
-                     "difference is unknown; change one at a time"
-                     % len(changed))
-    return lines
-
-
-def slice_lines(part, names, means, label, reading=""):
-    """Return a slice's means, a row per system: the macro mean of each
-    measure with how many questions it averaged, pooled support and, over
-    unanswerable questions, correct abstentions; an empty slice in one line,
-    and the measures no system has a value of in one line."""
+def slice_lines(part, names, means, label, comparisons, reading=""):
+    """Return a slice's means per system, then a tag's verdicts per candidate."""
     if not names:
         return ["", "no %s questions" % part]
-    measured = [metric for metric in label if metric in means and any(
-        mean["averaged"] for mean in means[metric].values())]
-    unmeasured = [label[metric] for metric in label if metric in means
-                  and metric not in measured]
+    measured, unmeasured = [], []
+    for metric in label:
+        if metric in means:
+            averaged = any(mean["averaged"] for mean in means[metric].values())
+            (measured if averaged else unmeasured).append(metric)
     abstentions = means["correct_abstentions"] is not None and not reading
+    header = [label[metric] for metric in measured] + ["support pooled"]
+    header += ["abstention correct"] * abstentions
     lines = ["", "%s slice%s: %s" % (part, reading, listed(names, 60)),
              "macro mean (questions averaged, of %d) | %s" % (
-                 len(names), " | ".join([label[metric] for metric in measured]
-                                        + ["support pooled"]
-                                        + ["abstention correct"] * abstentions))]
+                 len(names), " | ".join(header))]
+    if unmeasured:
+        lines[2] += " (no value to average: %s)" % ", ".join(
+            label[metric] for metric in unmeasured)
     for system, pooled in means["pooled_support"].items():
         row = ["%s (%d)" % (cell(means[metric][system]["mean"]),
-                            means[metric][system]["averaged"])
-               for metric in measured]
+                            means[metric][system]["averaged"]) for metric in measured]
         row.append("%d/%d = %s" % (pooled["supported"], pooled["generated"],
                                    cell(pooled["ratio"])))
         if abstentions:
-            row.append("%(correct)d/%(total)d"
-                       % means["correct_abstentions"][system])
+            row.append("%(correct)d/%(total)d" % means["correct_abstentions"][system])
         lines.append("%s | %s" % (system, " | ".join(row)))
-    if unmeasured:
-        lines[2] += " (no value to average: %s)" % ", ".join(unmeasured)
-    return lines
-
-
-def verdict_lines(part, comparisons):
-    """Return the candidates' verdict counts on a tag's slice."""
     counts = []
     for compared in comparisons:
         totals = compared["slice_totals"].get(part)
         if totals is None:
-            return []  # the answerable and unanswerable slices: see above
-        counts.append("%s %s" % (compared["candidate"], "/".join(
-            map(str, totals.values())) if sum(totals.values())
-            else "nothing compared"))
-    return ["verdicts %s | %s" % ("/".join(comparisons[0]["totals"]),
-                                  " | ".join(counts))]
+            return lines  # answerable and unanswerable: their totals are above
+        counted = "nothing compared"
+        if sum(totals.values()):
+            counted = "/".join(map(str, totals.values()))
+        counts.append("%s %s" % (compared["candidate"], counted))
+    return lines + ["verdicts %s | %s" % ("/".join(comparisons[0]["totals"]),
+                                          " | ".join(counts))]
 
 
 def paired_lines(comparisons, groups, label):
-    """Return the paired test of each measure from the baseline to each
-    candidate that shares a question with it, the measures compared on no
-    question, and what so few questions can show at all."""
+    """Return each candidate's paired tests, and what so few questions can show."""
     unit = "question" if groups is None else "group"
     shared = [compared for compared in comparisons if compared["shared"]]
     if not shared:
         return []  # nothing compared: the first lines say so
-    lines = ["", "paired sign-flip test from %s to %s on the answerable slice"
-             " (each %s is one pair)" % (shared[0]["baseline"], ", ".join(
+    lines = ["", "paired sign-flip test from %s to %s on the answerable slice (each %s "
+             "is one pair)" % (shared[0]["baseline"], ", ".join(
                  compared["candidate"] for compared in shared), unit)]
     unpaired = {}  # measure: the candidates it compares on no question
     for compared in shared:
@@ -383,9 +346,9 @@ def paired_lines(comparisons, groups, label):
                      "compared" % (", ".join(metrics), against))
     floor = shared[0]["p_floor"]
     if floor >= 0.05:  # too few questions to tell anything apart
-        lines.append("with %d %ss, p is at least %s even if all of them "
-                     "moved, so no difference can reach p < 0.05" % (
-                         shared[0]["units"], unit, p_text(floor)))
+        lines.append("with %d %ss, p is at least %s even if all of them moved, so no "
+                     "difference can reach p < 0.05" % (shared[0]["units"], unit,
+                                                        p_text(floor)))
     return lines
 
 
@@ -397,73 +360,55 @@ def test_text(test):
         mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
             test["mean"], test["groups"], test["question_mean"],
             test["questions"], total)
+    sampled = test["method"] == "sampled"
     how = "exact"
-    if test["method"] == "sampled":
+    if sampled:
         how = "sampled, %d draws, standard error %.4f" % (
             test["samples"], test["standard_error"])
-    bound = test["method"] == "sampled" and test["p"] * (1 + test["samples"]) == 1
-    text = "%s | wins %d, ties %d, losses %d | p %s %s (%s), at least %s with " \
-        "%d moved" % (mean, test["wins"], test["ties"], test["losses"],
-                      "<" if bound else "=", p_text(test["p"], test["method"]),
-                      how, p_text(test["min_p"]), test["wins"] + test["losses"])
+    bound = sampled and test["p"] * (1 + test["samples"]) == 1
+    text = "%s | wins %d, ties %d, losses %d | p %s %s (%s), at least %s " \
+        "with %d moved" % (mean, test["wins"], test["ties"], test["losses"],
+                           "<" if bound else "=", p_text(test["p"], test["method"]),
+                           how, p_text(test["min_p"]), test["wins"] + test["losses"])
     if test["unmatched_runs"]:
-        text += " | more runs on one side on %d of the questions (it is favoured)" % (
-            test["unmatched_runs"])
+        text += " | more runs on one side on %d of the questions (match " \
+            "them)" % test["unmatched_runs"]
     return text
 
 
 def review_lines(summary):
-    """Return the disclosures, the unsupported claims by reason and what
-    reviewers have left to do."""
-    lines = ["", "restricted documents disclosed (in the top k or cited); no "
-             "score and no policy can excuse one"]
+    """Return the disclosures, unsupported claims by reason, what is unreviewed."""
+    disclosed = []
     for system, found in summary["disclosures"].items():
         if found:
-            lines.append("%s | %s" % (system, listed(["%s: %s" % (
-                name, ", ".join(documents)) for name, documents in found])))
-    if len(lines) == 2:
-        lines[-1] += ": none"
-    lines += ["", "unsupported claims by the first rule they break (python "
-              "demo.py --explain lists each)"]
+            documents = ["%s: %s" % (name, ", ".join(cited))
+                         for name, cited in found]
+            disclosed.append("%s | %s" % (system, listed(documents)))
+    lines = ["", "restricted documents disclosed (in the top k or cited); no score and "
+             "no policy can excuse one" + ": none" * (not disclosed)] + disclosed
+    lines += ["", "unsupported claims by the first rule they break (python demo.py "
+              "--explain lists each)"]
     for system, reasons in summary["unsupported_reasons"].items():
-        lines.append("%s | %s" % (system, ", ".join(
-            "%s %d" % pair for pair in reasons.items()) or "none"))
+        counted = ", ".join("%s %d" % pair for pair in reasons.items())
+        lines.append("%s | %s" % (system, counted or "none"))
+    unreviewed = "".join(" | %s %d" % pair
+                         for pair in summary["unreviewed"].items())
     lines += ["", "claims nobody has labelled, rejected or disputed (--explain "
-              "lists them)" + "".join(
-                  " | %s %d" % pair for pair in summary["unreviewed"].items()),
-              "labels that no run uses: %d; questions judged without expected "
-              "claims: %d" % (summary["orphan_labels"],
-                              summary["judged_without_expected"])]
-    return lines
-
-
-def policy_lines(result):
-    """Return the policy's findings and decision on each system."""
-    summary, systems = result["summary"], result["systems"]
-    if summary["policy"] is None:
-        return []
-    lines = ["", "acceptance policy, from %s" % summary["policy"]["source"],
-             "(python demo.py --explain shows why each unsupported claim is "
-             "unsupported)"]
-    lines += decision_lines("%s alone" % systems[0],
-                            summary["policy"]["baseline_alone"])
-    for compared in summary["comparisons"]:
-        lines += decision_lines("%s against %s" % (compared["candidate"],
-                                                   systems[0]),
-                                compared["decision"])
-    return lines
+              "lists them)" + unreviewed]
+    return lines + ["labels that no run uses: %d; questions judged without "
+                    "expected claims: %d" % (summary["orphan_labels"],
+                                             summary["judged_without_expected"])]
 
 
 def decision_lines(title, decided):
-    """Return the broken findings, the held ones per rule, the unchecked
-    rules and the decision."""
+    """Return the findings broken, held and not checked, then the decision."""
     strict, loose = decided["strict"], decided["lenient"]
     lines = []
     for rule, subject, detail, readings in decided["findings"]:
         marked = "" if loose is None else " [both readings]" \
             if readings == "both" else " [%s reading only]" % readings
-        lines.append("%s | broken %s %s (%s)%s" % (title, rule, subject,
-                                                   detail, marked))
+        lines.append("%s | broken %s %s (%s)%s" % (
+            title, rule, subject, detail, marked))
     held = [finding[0] for finding in strict["held"]]  # per rule, in order
     if held:
         lines.append("%s | held: %s" % (title, ", ".join(
@@ -480,80 +425,47 @@ def decision_lines(title, decided):
     ending = "" if loose is None else "; both readings agree"
     if loose is not None and strict["accepted"] != loose["accepted"]:
         ending = "; the readings disagree, so resolve these disputed labels " \
-            "first: " + listed(["%s: %s <- %s" % (name, claim, ", ".join(
-                sources)) for name, claim, sources in decided["depends_on"]], 160)
-    rules = dict.fromkeys(finding[0] for finding in strict["broken"]
-                          + strict["held"])
+            "first: " + disputes(decided["depends_on"], 160)
+    rules = dict.fromkeys(finding[0]
+                          for finding in strict["broken"] + strict["held"])
     if " alone" in title and rules:  # say which rules judged a system alone
         title += ", by the rules that need no baseline (%s)" % ", ".join(rules)
     return lines + ["decision for %s, plan %r: %s (%s)%s" % (
-        title, decided["plan"], verdict(decided).split(", first")[0], counts,
-        ending)]
+        title, decided["plan"], verdict(decided).split(", first")[0], counts, ending)]
 
 
-def parsed(arguments):
-    """Return (options, data file, lab folder) from the command line, or
-    None when it is not understood."""
-    options, paths, rest = [], {}, list(arguments)
-    while rest:
-        word = rest.pop(0)
-        if word in OPTIONS and word not in options:
-            options.append(word)
-        elif word in ("--data", "--lab") and word not in paths and rest:
-            paths[word] = rest.pop(0)
-        else:
-            return None
-    lab = paths.get("--lab")
-    if (lab is None) == ("--exercise" in options) and "--exercise" in options:
-        return None  # --exercise belongs to --lab
-    if lab is not None and (options != ["--exercise"] * len(options)
-                            or "--data" in paths):
-        return None  # --lab writes files: no report beside it
-    return options, paths.get("--data"), lab
+def disputes(labels, width=100):
+    """Return disputed labels, each (case, claim, its sources), listed."""
+    return listed(["%s: %s <- %s" % (name, claim, ", ".join(sources))
+                   for name, claim, sources in labels], width)
 
 
 def rendered(result, options):
-    """Return the text of a report: the table, explanations, summary, as the
-    options ask; with --json, all of it as one line of JSON, keys in the
-    order of report(), p a number."""
+    """Return the report as the options ask: text, or one line of JSON."""
     if "--json" in options:
         import json  # only this option writes JSON
         return json.dumps(result, default=float, allow_nan=False)
     lines = []
     if "--explain" in options or "--summary" not in options:
-        lines = table_lines(table_rows(result), result["k"])
+        rows = []
+        for where, scores in each_run(result, "scores"):
+            shown = [value for name, value in scores.items()
+                     if "value" not in MEASURES[name]]  # no function of its own
+            rows.append((where, shown))
+        lines = table_lines(rows, result["k"])
     if "--explain" in options:
         lines += explain_lines(result)
     if "--summary" in options:
         lines += [""] * bool(lines) + summary_lines(result)
-    return "\n".join(wrapped(lines))
-
-
-def wrapped(lines):
-    """Return the lines, each over WIDTH characters broken between words,
-    its continuation indented."""
+    text = []  # each line over WIDTH broken between words, then indented
     for line in lines:
         if len(line) <= WIDTH:
-            yield line
+            text.append(line)
         else:
             from textwrap import wrap  # (a long line is rare: loaded then)
-            yield from wrap(line, WIDTH, subsequent_indent="    ",
-                            break_on_hyphens=False)
-
-
-def gated(result):
-    """Return NOT_ACCEPTED unless the policy accepts every candidate, else 0,
-    and a line per candidate: accepted or not, with the first broken
-    finding."""
-    systems, decisions = result["systems"], result["summary"]["decisions"]
-    lines = []
-    for candidate in systems[1:]:
-        why = verdict(decisions[candidate]) if decisions else \
-            "not accepted, as the data has no policy"
-        lines.append("%s against %s: %s" % (candidate, systems[0], why))
-    accepted = decisions and all(decided["accepted"]
-                                 for decided in decisions.values())
-    return 0 if accepted else NOT_ACCEPTED, lines
+            text += wrap(line, WIDTH, subsequent_indent="    ",
+                         break_on_hyphens=False)
+    return "\n".join(text)
 
 
 # The course lab: each file cut from this project's own at its marker line.
@@ -568,9 +480,7 @@ EXERCISE = ("_hit_ranks", "scores", "_unsupported_because", "_uncovered",
 
 
 def lab_files(exercise):
-    """Return {file name: text} of the course lab, with the bodies of the
-    functions of EXERCISE left to write when exercise is True."""
-    import os
+    """Return {file name: text} of the course lab, EXERCISE stubbed if exercise."""
     here = os.path.dirname(os.path.abspath(__file__))
     files = {}
     for name, marker in LAB_CUTS.items():
@@ -584,15 +494,14 @@ def lab_files(exercise):
                 end += 2  # the END line and the rule below it
             text = "\n".join(lines[:end]).rstrip("\n") + "\n"
         files[name] = text
-    files["demo.py"] = files["demo.py"].rstrip("\n") + "\n" + LAB_MAIN
+    files["demo.py"] += LAB_MAIN  # cut just above, so it ends with one newline
     if exercise:
         files["evaluate.py"] = stubbed(files["evaluate.py"], EXERCISE)
     return files
 
 
 def stubbed(source, names):
-    """Return source with the body of each function named, after its
-    docstring, replaced by `raise NotImplementedError`."""
+    """Return source with each named function's body, past its docstring, a raise."""
     import ast
     lines = source.split("\n")
     nodes = [node for node in ast.parse(source).body
@@ -605,10 +514,7 @@ def stubbed(source, names):
 
 
 def write_lab(folder, exercise):
-    """Write the course lab into a new or empty folder; return the exit
-    status: 1, with one line on standard error, when the folder is not new
-    or empty, or cannot be written, and then nothing is written there."""
-    import os
+    """Write the course lab into a new or empty folder; return the exit status."""
     try:
         files = lab_files(exercise)  # all read before anything is written
         if os.path.lexists(folder) and (not os.path.isdir(folder)
@@ -619,26 +525,48 @@ def write_lab(folder, exercise):
             with open(os.path.join(folder, name), "x", encoding="utf-8") as file:
                 file.write(text)
     except (OSError, StopIteration) as error:
-        reason = getattr(error, "strerror", None) or error or "a marker is missing"
+        reason = getattr(error, "strerror", None) or str(error) or "a marker is missing"
         write("demo.py --lab %s: %s\n" % (ascii(folder), reason), "stderr")
         return 1
     return write("wrote the course lab%s into %s: cd there, then python demo.py "
                  "and python -m unittest\n" % (" exercise" * exercise, folder))
 
 
+def gated(result):
+    """Return NOT_ACCEPTED unless every candidate is accepted, and a line on each."""
+    systems, decisions = result["systems"], result["summary"]["decisions"]
+    lines = []
+    for candidate in systems[1:]:
+        why = verdict(decisions[candidate]) if decisions else \
+            "not accepted, as the data has no policy"
+        lines.append("%s against %s: %s" % (candidate, systems[0], why))
+    accepted = decisions and all(decided["accepted"]
+                                 for decided in decisions.values())
+    return 0 if accepted else NOT_ACCEPTED, lines
+
+
 def main(arguments=None):
-    """Print the report the options ask for (see USAGE), or write a course
-    lab; return the exit status."""
+    """Print what the options ask for (see USAGE); return the exit status."""
     arguments = sys.argv[1:] if arguments is None else arguments
     if "-h" in arguments or "--help" in arguments:
         return write(USAGE)
-    if parsed(arguments) is None:
-        write(USAGE, "stderr")
-        return 2
-    options, path, lab = parsed(arguments)
-    if lab is not None:
-        return write_lab(lab, "--exercise" in options)
-    return run(options, path)
+    options, paths, rest = [], {}, list(arguments)
+    while rest:
+        word = rest.pop(0)
+        if word in OPTIONS and word not in options:
+            options.append(word)
+        elif word in ("--data", "--lab") and word not in paths and rest:
+            paths[word] = rest.pop(0)
+        else:
+            options.append(None)  # not understood
+            break
+    lab = paths.get("--lab")
+    if lab is None and None not in options and "--exercise" not in options:
+        return run(options, paths.get("--data"))
+    if lab is not None and options in ([], ["--exercise"]) and "--data" not in paths:
+        return write_lab(lab, options == ["--exercise"])  # no report beside a lab
+    write(USAGE, "stderr")
+    return 2
 
 
 def run(options, path):
@@ -649,9 +577,9 @@ def run(options, path):
     gc.disable()
     source = "fixtures.py" if path is None else path if (
         path.isascii() and path.isprintable()) else ascii(path)
+    gate = "--gate" in options
     try:
         data = fixture_data() if path is None else load_data(path)
-        gate = "--gate" in options
         result = report(data, summary="--summary" in options or gate,
                         explain="--explain" in options, source=source)
     except EvaluationError as error:  # a fault in the data: one line
@@ -666,8 +594,7 @@ def run(options, path):
 
 
 def write(text, stream="stdout"):
-    """Write text to standard output (or "stderr") in ASCII; return 0, or
-    141 when the reader stopped first, or 74 when it cannot be written."""
+    """Write text to a standard stream in ASCII; return 0, 141 or 74 (see USAGE)."""
     output = getattr(sys, stream)
     try:
         if output is None:  # started with it closed
@@ -677,7 +604,12 @@ def write(text, stream="stdout"):
             output.write(chunk.decode())
         output.flush()
     except OSError as error:  # closed, full or stopped: at most one line
-        silence(output)
+        try:  # onto the null device: what is left in its buffer says nothing at exit
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, output.fileno())
+            os.close(null)
+        except (AttributeError, OSError, ValueError):
+            pass  # no file under it: nothing to say at exit either
         if isinstance(error, BrokenPipeError):
             return 141
         if stream == "stdout":
@@ -685,18 +617,6 @@ def write(text, stream="stdout"):
                 error.strerror or error), "stderr")
         return 74
     return 0
-
-
-def silence(output):
-    """Point a standard stream that failed at the null device, so that what
-    is left in its buffer says nothing more when Python exits."""
-    import os
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, output.fileno())
-        os.close(null)
-    except (AttributeError, OSError, ValueError):
-        pass  # no file under it: nothing to say at exit either
 
 
 if __name__ == "__main__":

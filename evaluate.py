@@ -72,21 +72,22 @@ def _edits(word, target):
     return row[-1]
 
 
-_TYPOS = {}  # (key, known keys): the known key it is a typo of, or ""
+_TYPOS = {}  # (key, id(known)): (known, the key it is a typo of, or "")
 
 
 def _typo_of(key, known):
-    """Return the key of the tuple `known` that `key` is a typo of: the
+    """Return the key of `known` (a table of keys) that `key` is a typo of: the
     same but for case, or one or two letters added, left out or changed;
-    else "". A free key, such as "question", is compared once a run."""
-    found = _TYPOS.get((key, known))
-    if found is None:
+    else "". Worked out once for each key and table: a free key, such as
+    "question", then costs one lookup."""
+    table, found = _TYPOS.get((key, id(known)), ((), ""))
+    if table is not known:  # not worked out yet
         plain = key.isascii() and key.isprintable()  # else nobody's typo
         found = next((target for target in known if plain
                       and abs(len(key) - len(target)) <= 2  # a long key: no cost
                       and _edits(key.lower(), target) <= 2), "")
         if len(_TYPOS) < 10000:  # memory stays bounded
-            _TYPOS[key, known] = found
+            _TYPOS[key, id(known)] = known, found
     return found
 
 
@@ -97,7 +98,7 @@ def _check_keys(mapping, field, known=()):
     for key in mapping:
         if type(key) is not str:
             raise _invalid(field, "expected keys that are str, got %s", key)
-        typo_of = known and key not in known and _typo_of(key, tuple(known))
+        typo_of = known and key not in known and _typo_of(key, known)
         if typo_of:
             raise _invalid('%s["%s"]' % (field, key),
                            "unknown key; did you mean %s?", typo_of)

@@ -6,9 +6,10 @@ Each row is one question and one system, the values evaluate() gives.
 """
 import sys
 
-if __name__ == "__main__":  # from here on Ctrl-C ends the run, no traceback
+if __name__ == "__main__":  # Ctrl-C, or a reader that stops, ends it: no traceback
     import _signal
     _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
+    _signal.signal(getattr(_signal, "SIGPIPE", _signal.SIGINT), _signal.SIG_DFL)
 
 from evaluate import evaluate  # noqa: E402 (after Ctrl-C is set)
 from fixtures import CASES, CORPUS, RUNS  # noqa: E402
@@ -80,9 +81,9 @@ usage: python demo.py [--summary] [--explain] [--json] [--gate] [--data FILE.jso
   --lab FOLDER       write a course lab into a new or empty folder; with
                      --exercise, the rules of one question left to write
 
-Exit status: 0 printed; 1 a fault in the data or the folder; 2 an unknown
-option; 3 see --gate; 74 output not written; 130 interrupted; 141 the reader
-stopped first.
+Exit status: 0 printed; 1 a fault in the data or the folder; 2 an option
+not understood; 3 see --gate; 74 output not written; 130 interrupted; 141
+the reader stopped first.
 """
 OPTIONS = ("--summary", "--explain", "--json", "--gate", "--exercise")
 NOT_ACCEPTED = 3  # with --gate: some candidate is not accepted
@@ -474,7 +475,10 @@ LAB_CUTS = {  # file: the line that ends the lab's part, or None for all of it
     "test_evaluate.py": "# END OF THE LAB'S TESTS",
     "demo.py": "# END OF THE LAB'S DEMO",
     "README.md": "<!-- END OF THE LAB -->",
-    "fixtures.py": None, "LICENSE": None}
+    "fixtures.py": "# END OF THE LAB'S FIXTURE", "LICENSE": None}
+LAB_ENDINGS = {  # what the lab's file gets after its part
+    "demo.py": LAB_MAIN,
+    "test_evaluate.py": '\n\nif __name__ == "__main__":\n    unittest.main()\n'}
 EXERCISE = ("_hit_ranks", "scores", "_unsupported_because", "_uncovered",
             "_reviewed", "_disclosed", "lenient")  # the rules, in the walk's order
 
@@ -493,8 +497,7 @@ def lab_files(exercise):
             if name == "evaluate.py":
                 end += 2  # the END line and the rule below it
             text = "\n".join(lines[:end]).rstrip("\n") + "\n"
-        files[name] = text
-    files["demo.py"] += LAB_MAIN  # cut just above, so it ends with one newline
+        files[name] = text + LAB_ENDINGS.get(name, "")
     if exercise:
         files["evaluate.py"] = stubbed(files["evaluate.py"], EXERCISE)
     return files
@@ -528,8 +531,11 @@ def write_lab(folder, exercise):
         reason = getattr(error, "strerror", None) or str(error) or "a marker is missing"
         write("demo.py --lab %s: %s\n" % (ascii(folder), reason), "stderr")
         return 1
-    return write("wrote the course lab%s into %s: cd there, then python demo.py "
-                 "and python -m unittest\n" % (" exercise" * exercise, folder))
+    steps = ("python -m unittest: each failure names the next rule to write "
+             "(python demo.py works once they all pass)") if exercise else \
+        "python demo.py and python -m unittest"
+    return write("wrote the course lab%s into %s: cd there, then %s\n" % (
+        " exercise" * exercise, folder, steps))
 
 
 def gated(result):
@@ -551,21 +557,23 @@ def main(arguments=None):
     if "-h" in arguments or "--help" in arguments:
         return write(USAGE)
     options, paths, rest = [], {}, list(arguments)
+    why = "--exercise goes with --lab FOLDER, and --lab with no other option"
     while rest:
         word = rest.pop(0)
         if word in OPTIONS and word not in options:
             options.append(word)
         elif word in ("--data", "--lab") and word not in paths and rest:
             paths[word] = rest.pop(0)
-        else:
-            options.append(None)  # not understood
+        else:  # unknown, given twice, or a path missing
+            why = "%s is not understood here" % ascii(word)
+            options.append(None)
             break
     lab = paths.get("--lab")
     if lab is None and None not in options and "--exercise" not in options:
         return run(options, paths.get("--data"))
     if lab is not None and options in ([], ["--exercise"]) and "--data" not in paths:
         return write_lab(lab, options == ["--exercise"])  # no report beside a lab
-    write(USAGE, "stderr")
+    write("demo.py: %s; python demo.py --help lists the options\n" % why, "stderr")
     return 2
 
 

@@ -17,7 +17,7 @@ starts with the field at fault and shows the value. Inputs are never modified.
 Nothing here reads text, extracts claims or calls a model.
 
 Above START: faults and the shapes of the inputs. A course lab stops at END;
-below it, the full module builds on the contract's public functions alone.
+in the full module, the layers below it use the public functions alone.
 """
 
 __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
@@ -76,10 +76,9 @@ _TYPOS = {}  # (key, id(known)): (known, the key it is a typo of, or "")
 
 
 def _typo_of(key, known):
-    """Return the key of `known` (a table of keys) that `key` is a typo of: the
-    same but for case, or one or two letters added, left out or changed;
-    else "". Worked out once for each key and table: a free key, such as
-    "question", then costs one lookup."""
+    """Return the key of the table `known` that `key` is a typo of: the same
+    but for case, or one or two letters added, left out or changed; else "".
+    Worked out once a key and table: a free key then costs one lookup."""
     table, found = _TYPOS.get((key, id(known)), ((), ""))
     if table is not known:  # not worked out yet
         plain = key.isascii() and key.isprintable()  # else nobody's typo
@@ -156,9 +155,8 @@ def _check_sources(value, field, fields, corpus):
 
 
 def _check_claims(value, field, fields, corpus):
-    """Check "claims": a tuple of at most 100 (claim ID, citations) pairs,
-    claim IDs distinct; citations are ids, maybe outside the corpus (such a
-    claim is unsupported, not a fault)."""
+    """Check "claims": a tuple of at most 100 (claim ID, citations) pairs, IDs
+    distinct; citations are ids, outside the corpus too (unsupported, no fault)."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
@@ -179,10 +177,9 @@ def _check_claims(value, field, fields, corpus):
         _check_ids(pair[1], where + "[1]")
 
 
-# The keys of a case and of a run: whether each must be there, whether it
-# may be None, and the checker of its value. Other keys, such as a case's
-# "question", are ignored here, but one a letter or two from a known key is
-# a typo, a fault.
+# The keys of a case and of a run: whether each must be there, whether it may
+# be None, and the checker of its value. Other keys, such as "question", are
+# ignored, but one a letter or two from a known key is a typo, a fault.
 _CASE_KEYS = {
     "relevant":   (True, True, _check_ids),         # None: nobody labelled them
     "support":    (True, True, _check_sources),     # expected claim -> sources
@@ -241,7 +238,7 @@ def _check_k(k):
 
 # ==========================================================================
 # START OF THE CONTRACT OF ONE QUESTION: how a case and a run are checked,
-# counted, scored and explained. Below END, only its public functions serve.
+# counted, scored and explained: the rules of one question.
 
 def _checked_case(case, corpus):
     """Return the fields of a case, its shape and the rules tying its
@@ -301,7 +298,7 @@ def validate(corpus, case, run, k):
 
 
 def _hit_ranks(relevant, retrieved, k):
-    """Return the ranks, from 1, of the relevant documents in the top k."""
+    """Return the ranks, from 1, of the relevant documents in the top k, ascending."""
     wanted = set(relevant)
     # Only the top k count: a relevant document ranked k + 1 is no hit.
     return [rank for rank, doc_id in enumerate(retrieved[:k], start=1)
@@ -352,15 +349,15 @@ def _reasons(corpus, labels, retrieved, claims, k):
 
 
 def _uncovered(support, supported):
-    """Return, in label order, the expected claims that no supported claim
-    states: a supported claim covers the expected claim of its ID."""
+    """Return a tuple, in label order, of the expected claims no supported
+    claim states: a supported claim covers the expected claim of its ID."""
     return tuple(claim_id for claim_id in support
                  if claim_id not in supported)
 
 
 def _disclosed(restricted, retrieved, claims, k):
-    """Return the restricted documents in the top k or cited, in the order
-    of restricted."""
+    """Return a tuple of the restricted documents in the top k or cited, in
+    the order of restricted."""
     # The top k is the context handed to the answer stage, and a citation
     # quotes a document: the asker has seen both.
     exposed = set(retrieved[:k])
@@ -450,11 +447,11 @@ def _reviewed(reasons, loose, rejected):
 
 
 def lenient(case):
-    """Return a new case (a new dict, always) that also holds every disputed
-    label, and no "disputed" key: the lenient reading. A disputed source of
-    an expected claim joins its "support", one of any other claim its
-    "optional": which claims are expected never changes. The case is
-    checked as validate() checks it, its documents as IDs alone."""
+    """Return a new case (a new dict, always) with every disputed label and no
+    "disputed" key: the lenient reading. A disputed source follows the agreed
+    ones of its claim, in "support" for an expected claim, else "optional":
+    the claims expected never change, nor whether the case judges answers.
+    It is checked as validate() checks a case, its documents as IDs alone."""
     fields = _checked_case(case, None)
     reading = {key: value for key, value in case.items()
                if key != "disputed"}
@@ -500,7 +497,7 @@ def explain(corpus, case, run, *, k=2):
             "disclosed": disclosed}
 
 
-# END OF THE CONTRACT OF ONE QUESTION: below, many questions and all they make.
+# END OF THE CONTRACT OF ONE QUESTION: a course lab ends here; the full module goes on.
 # ==========================================================================
 
 __all__ += ["MEASURES", "ndcg", "tally_system", "explain_system",

@@ -1,5 +1,5 @@
-"""The frozen test set: five fictional notes, four questions, an acceptance
-policy, and the recorded runs of two systems.
+"""The frozen test set: five fictional notes, four questions, and the
+recorded runs of two systems; then, for the full module, an acceptance policy.
 
 Systems "A" and "B" are hand-written outputs chosen to make each scoring rule
 visible; they are not measurements of any real model. Claims are given as
@@ -19,8 +19,8 @@ CORPUS = {
 # the documents that may be cited for it. "disputed", when given, holds labels
 # that reviewers did not agree on, and "rejected" the claims they found
 # unsupported by every note. "restricted" lists the documents that whoever
-# asks this question may not see, and "tags" the kinds of question it is: each
-# tag is a slice of the summary.
+# asks this question may not see, and "tags" the kinds of question it is (the
+# full module's summary gives each tag a slice of its own).
 CASES = {
     # One relevant note, one expected claim. B also claims "bonus", that the
     # release itself ships on Monday: one reviewer read that in the launch note,
@@ -62,16 +62,6 @@ CASES = {
     },
 }
 
-# What a system must do to be accepted, written with the labels and before any
-# run was seen, so that no result can bend it.
-POLICY = {
-    "critical":           ("launch", "owner"),  # must not get worse than the baseline
-    "min_coverage":       1.0,                  # coverage each critical question must reach
-    "unsupported_budget": {"answerable": 0, "unanswerable": 0},  # unsupported claims allowed
-    "must_abstain":       ("region",),          # must get an empty answer
-    "unresolved":         "both",               # a disputed label must not decide it
-}
-
 # Case name -> system -> what it retrieved (in rank order) and the claims of its
 # answer, each as (claim ID, cited documents).
 RUNS = {
@@ -99,4 +89,17 @@ RUNS = {
         "A": {"retrieved": ("archive",), "claims": (("region", ("archive",)),)},
         "B": {"retrieved": (),           "claims": ()},
     },
+}
+
+
+# END OF THE LAB'S FIXTURE: a course lab's fixtures.py is the part above.
+
+# What a system must do to be accepted, written with the labels and before any
+# run was seen, so that no result can bend it.
+POLICY = {
+    "critical":           ("launch", "owner"),  # must not get worse than the baseline
+    "min_coverage":       1.0,                  # coverage each critical question must reach
+    "unsupported_budget": {"answerable": 0, "unanswerable": 0},  # unsupported claims allowed
+    "must_abstain":       ("region",),          # must get an empty answer
+    "unresolved":         "both",               # a disputed label must not decide it
 }

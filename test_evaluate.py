@@ -2012,8 +2012,6 @@ def rules_named():
     message = message_of(evaluate.report, {"data": four_questions(policy={"notes": 1})})
     return message.split("the rules are ")[1].split(", the settings")[0]
 
-
-RULES = rules_named()
 TESTED = str(tuple(name for name, measure in evaluate.MEASURES.items()
                    if not measure.get("yes_no")))  # the measures averaged and tested
 # Ten questions of recall 1/2; a candidate finds both notes of six: p = 2 / 2**6 = 1/32.
@@ -2289,6 +2287,7 @@ class Policy(TestCase):
         self.assertRows(accepted, rows)  # nothing disputed: the strict reading decides
 
     def test_each_fault_in_a_policy_raises_an_exact_message(self):
+        rules = rules_named()  # as the module names them
         def significance(**fields):
             return {"significance": dict({"metric": "coverage", "alpha": 0.05}, **fields)}
         loose = "{'unsupported_budget': {'answerable': 100, 'unanswerable': 100}}"
@@ -2304,11 +2303,11 @@ class Policy(TestCase):
             ([LOOSE], "policy: expected a dict, got [%s]" % loose),
             (Dict(LOOSE), "policy: expected a dict, got " + loose),  # a dict subclass
             ({1: 0}, "policy: expected keys that are str, got 1"),
-            ({}, "policy: expected at least one of the rules %s, got {}" % RULES),
+            ({}, "policy: expected at least one of the rules %s, got {}" % rules),
             ({"unresolved": "both"}, "policy: expected at least one of the rules %s, got "
-             "{'unresolved': 'both'}" % RULES),  # a plan and no rule
+             "{'unresolved': 'both'}" % rules),  # a plan and no rule
             (dict(LOOSE, notes="x"), "policy: unknown rule 'notes'; the rules are %s, the "
-             "settings ('tolerance', 'unresolved')" % RULES),
+             "settings ('tolerance', 'unresolved')" % rules),
             (dict(LOOSE, tolerence=0.1), "policy[\"tolerence\"]: unknown key; did you mean "
              "'tolerance'?"),
             ({"min_coverage": 1.0}, 'policy["min_coverage"]: ' + share + "{'min_coverage': 1.0}"),

@@ -2288,6 +2288,7 @@ class Policy(TestCase):
 
     def test_each_fault_in_a_policy_raises_an_exact_message(self):
         rules = rules_named()  # as the module names them
+
         def significance(**fields):
             return {"significance": dict({"metric": "coverage", "alpha": 0.05}, **fields)}
         loose = "{'unsupported_budget': {'answerable': 100, 'unanswerable': 100}}"

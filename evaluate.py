@@ -183,10 +183,10 @@ def _check_claims(value, field, fields, corpus):
 _CASE_KEYS = {
     "relevant":   (True, True, _check_ids),         # None: nobody labelled them
     "support":    (True, True, _check_sources),     # expected claim -> sources
-    "optional":   (False, False, _check_sources),   # judged supported, not expected
-    "disputed":   (False, False, _check_sources),   # accepted by one reviewer only
-    "rejected":   (False, False, _check_claim_ids), # judged unsupported by all
-    "restricted": (False, False, _check_ids),       # not to be shown to the asker
+    "optional":   (False, False, _check_sources),    # judged supported, not expected
+    "disputed":   (False, False, _check_sources),    # accepted by one reviewer only
+    "rejected":   (False, False, _check_claim_ids),  # judged unsupported by all
+    "restricted": (False, False, _check_ids),        # not to be shown to the asker
 }
 _JUDGEMENTS = ("optional", "disputed", "rejected")  # beside "support"
 _RUN_KEYS = {
@@ -887,6 +887,7 @@ def _scored(data, explaining):
 #                       many sign assignments give each sum
 #   sampled   sampled   12,000 assignments drawn from a fixed seed, a random
 #                       sign for each unit, units in the order of their names
+
 
 _LARGEST_FLOAT = 1.7976931348623157e308
 _MAX_DENOMINATOR = 10 ** 6  # 0.3 is read as 3/10, a third as 1/3 ...
@@ -1626,8 +1627,8 @@ def _significance_findings(rule, policy, candidate, baseline, test):
                          "value from both: nothing compared"))]
     rose = test["mean"] > 0 and test["question_mean"] > 0
     held = test["reached"] and _p_holds(test, test["level"]) and rose
-    return [(held, (rule, "answerable", _significance(measure, test,
-                                                     policy[rule]["alpha"])))]
+    detail = _significance(measure, test, policy[rule]["alpha"])
+    return [(held, (rule, "answerable", detail))]
 
 
 def _significance(measure, test, alpha):
@@ -1641,12 +1642,11 @@ def _significance(measure, test, alpha):
         over = "%d groups; question mean %+.2f over %s" % (
             test["groups"], test["question_mean"], over)
     sign = "<" if _is_bound(test) else "="
+    shown = p_text(test["p"], test["method"])
     detail = ("%s %s: mean %+.2f over %s, p %s %s (%s), level %g (alpha %g, "
               "Holm's step %d of %d; one-sided %g)" % (
-                  measure, moved, mean, over, sign, p_text(test["p"],
-                                                          test["method"]),
-                  test["method"], level, alpha, test["step"], test["steps"],
-                  level / 2))
+                  measure, moved, mean, over, sign, shown, test["method"],
+                  level, alpha, test["step"], test["steps"], level / 2))
     if test["method"] == "sampled" and abs(
             test["p"] - level) <= 2 * test["standard_error"]:
         detail += ": too close to call with %d samples" % test["samples"]

@@ -579,12 +579,12 @@ def _strings(value, depth):
     return found
 
 
-def _cut(corpus, case, runs):
-    """Return the documents of a checked corpus that a case and its runs
-    name (one at least): the contract checks a question against them in
-    time that grows with the question, not with the corpus."""
+def _cut(corpus, case, run):
+    """Return the documents of a checked corpus that a case and a run name
+    (one at least): the contract checks the run against them in time that
+    grows with the run and its labels, not with the corpus."""
     named = {}
-    for part, depth in ((case, 4), (runs, 6)):
+    for part, depth in ((case, 4), (run, 4)):
         for doc_id in _strings(part, depth) if type(part) is dict else ():
             if doc_id in corpus:
                 named[doc_id] = corpus[doc_id]
@@ -653,9 +653,8 @@ def _one_system(corpus, cases, runs, system, k, function):
     for name, case in cases.items():
         if name not in runs:
             raise _invalid("case %s" % _shown(name), "missing from runs")
-        cut = _cut(corpus, case, runs[name])
-        found = _scored_runs(runs, name, system, lambda run:
-                             function(cut, case, run, k=k))
+        found = _scored_runs(runs, name, system, lambda run: function(
+            _cut(corpus, case, run), case, run, k=k))
         if found:
             many = type(runs[name][system]) is tuple
             results[name] = tuple(found) if many else found[0]
@@ -806,7 +805,7 @@ def _trimmed(case, run):
     return trimmed
 
 
-def _run_cells(cut, case, run, k, parts):
+def _run_cells(corpus, case, run, k, parts):
     """Return ({reading: cell} of one run, explain() of it or None); parts
     holds the measures, whether to explain every run, and whether the case
     judges claims (then the run sees its own labels alone)."""
@@ -814,6 +813,7 @@ def _run_cells(cut, case, run, k, parts):
     readings = {"strict": _trimmed(case, run) if judged else case}
     if readings["strict"].get("disputed"):
         readings["lenient"] = lenient(readings["strict"])
+    cut = _cut(corpus, readings["strict"], run)
     cells = {}
     for reading, labels in readings.items():
         counts = tally(cut, labels, run, k=k)
@@ -834,11 +834,10 @@ _NO_RUN = {"retrieved": (), "claims": ()}  # valid beside any case
 def _question(corpus, case, name, runs, systems, k, parts):
     """Return {reading: {system: entry}} of one question: the strict
     reading, and the lenient one where the case disputes a label."""
-    cut = _cut(corpus, case, runs[name])
     judged = type(case) is dict and any(key in case for key in _JUDGEMENTS)
     if judged:  # its labels checked once, in full, as runs see only theirs
         try:
-            validate(cut, case, _NO_RUN, k)
+            validate(_cut(corpus, case, None), case, _NO_RUN, k)
         except EvaluationError as fault:
             raise EvaluationError("case %s: %s" % (_shown(name), fault)
                                   ) from None
@@ -846,7 +845,7 @@ def _question(corpus, case, name, runs, systems, k, parts):
     scored = {reading: {} for reading in readings}
     for system in systems:
         found = _scored_runs(runs, name, system, lambda run: _run_cells(
-            cut, case, run, k, parts + (judged,)))
+            corpus, case, run, k, parts + (judged,)))
         explained = [explanation for cells, explanation in found]
         for reading in readings if found else ():
             cells = [cells[reading] for cells, explanation in found]
@@ -985,15 +984,39 @@ def _binomial_table(count):
     return table
 
 
+def _plus_parts_by_size(units, draws):
+    """Return 12,000 sums of the plus part of random sign assignments of
+    the units: for each size in turn, 12,000 binomial counts of how many
+    of its units are plus, drawn from draws."""
+    from bisect import bisect_right
+    from collections import Counter
+    from operator import add
+    sums = [0.0] * _SAMPLES
+    for size, count in sorted(Counter(units).items()):
+        table = _binomial_table(count)
+        plus = [size * bisect_right(table, draws.random())
+                for _ in range(_SAMPLES)]
+        sums = list(map(add, sums, plus))
+    return sums
+
+
+def _plus_parts_by_bits(units, draws):
+    """Return 12,000 sums of the plus part of random sign assignments of
+    the units: one random bit of draws for each unit picks it."""
+    from itertools import compress
+    bits, to_bytes = "0%db" % len(units), bytes.maketrans(b"01", b"\0\1")
+    sums = []
+    for _ in range(_SAMPLES):
+        picks = format(draws.getrandbits(len(units)), bits).encode()
+        sums.append(sum(compress(units, picks.translate(to_bytes))))
+    return sums
+
+
 def _sampled_count(sizes, observed):
     """Return how many of 12,000 random sign assignments of the float sizes
     give a sum at least `observed` from 0, from a fixed seed: the same on
-    every run and every CPython. Each sample gives each size a random sign;
-    where sizes repeat, it draws how many of each size are plus, a binomial
-    count, which is the same draw, sooner."""
-    from bisect import bisect_right
-    from collections import Counter
-    from itertools import compress
+    every run and every CPython. Where ten units or more share a size, the
+    draws are binomial counts by size, which is the same draw, sooner."""
     from math import fsum
     from random import Random
     # Each size in whole units of 2**-52 of the total, so that every sum is
@@ -1003,18 +1026,10 @@ def _sampled_count(sizes, observed):
     units = [float(round(size * scale)) for size in sizes]
     total = sum(units)
     limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
-    counted = sorted(Counter(units).items())
-    tables = [(size, _binomial_table(count)) for size, count in counted]
-    draws, bits = Random(_SEED), "0%db" % len(units)
-    to_bytes = bytes.maketrans(b"01", b"\0\1")
+    by_size = len(set(units)) * 10 <= len(units)  # ten units or more a size
+    sample = _plus_parts_by_size if by_size else _plus_parts_by_bits
     extreme = 0
-    for _ in range(_SAMPLES):
-        if len(tables) * 10 <= len(units):  # ten units or more to a size
-            plus = sum(size * bisect_right(table, draws.random())
-                       for size, table in tables)
-        else:  # one random bit for each unit picks the plus part
-            picks = format(draws.getrandbits(len(units)), bits).encode()
-            plus = sum(compress(units, picks.translate(to_bytes)))
+    for plus in sample(units, Random(_SEED)):
         extreme += plus <= limit or plus >= total - limit
     return extreme
 

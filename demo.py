@@ -208,10 +208,18 @@ def head_lines(result):
     for system, missing in summary["not_run"].items():
         more = missing["count"] - len(missing["cases"])  # past the cases named
         if missing["count"]:
-            lines.append("not run by %s: %d questions (%s%s)" % (
-                system, missing["count"], ", ".join(missing["cases"]),
-                ", and %d more" % more if more else ""))
+            lines.append("not run by %s: %s (%s%s)" % (
+                system, plural(missing["count"], "question"),
+                ", ".join(missing["cases"]), ", and %d more" % more if more else ""))
+    if len(lines) > len(summary["comparisons"]) + 1:  # some question not run
+        lines.append("so each mean is over the questions its system ran, and each "
+                     "change and paired test over those both ran")
     return lines
+
+
+def plural(count, noun):
+    """Return '1 question' or '2 questions'."""
+    return "%d %s%s" % (count, noun, "" if count == 1 else "s")
 
 
 def verdict(decided):
@@ -219,7 +227,7 @@ def verdict(decided):
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
     if decided["accepted"]:
-        return "accepted"
+        return "accepted" + caveats(decided)
     broken = decided["findings"]
     rule, subject, detail, readings = broken[0]
     text = "not accepted, first: %s %s (%s)" % (rule, subject, detail)
@@ -227,6 +235,19 @@ def verdict(decided):
         text += " [%s reading]" % readings
     if len(broken) > 1:
         text += ", and %d more broken" % (len(broken) - 1)
+    return text
+
+
+def caveats(decided):
+    """Return what an acceptance rests on: a plan the readings disagree
+    on, or runs of unequal number; else ''."""
+    text, loose = "", decided["lenient"]
+    if loose is not None and decided["strict"]["accepted"] != loose["accepted"]:
+        text += " under the plan %r, the readings disagreeing" % decided["plan"]
+    test = decided["strict"]["significance"]
+    if test and test["unmatched_runs"]:
+        text += " (more runs on one side on %s)" % plural(test["unmatched_runs"],
+                                                         "question")
     return text
 
 
@@ -265,9 +286,9 @@ def change_lines(compared, label, most):
         for metric, old, new, weighed in item["moved"]:
             text = "%s %s -> %s" % (label[metric], cell(old), cell(new))
             (judged if weighed else unjudged).append(text)
-        detail = ", ".join(judged) or "nothing judged moved"
+        detail = ", ".join(judged)  # none when the verdict is "not judged"
         if unjudged:
-            detail += "; not judged: " + ", ".join(unjudged)
+            detail += ("; not judged: " if judged else "") + ", ".join(unjudged)
         lines.append("%s: %s (%s)" % (item["case"], item["verdict"], detail))
     totals = ", ".join("%d %s" % (count, name)
                        for name, count in compared["totals"].items())
@@ -564,9 +585,13 @@ def main(arguments=None):
             options.append(word)
         elif word in ("--data", "--lab") and word not in paths and rest:
             paths[word] = rest.pop(0)
-        else:  # unknown, given twice, or a path missing
-            why = "%s is not understood here" % ascii(word)
-            options.append(None)
+        else:
+            why = "%s is not an option" % ascii(word)
+            if word in options or word in paths:
+                why = "%s is given twice" % ascii(word)
+            elif word in ("--data", "--lab"):
+                why = "%s needs a path" % ascii(word)
+            options.append(None)  # not understood
             break
     lab = paths.get("--lab")
     if lab is None and None not in options and "--exercise" not in options:

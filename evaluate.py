@@ -1218,7 +1218,7 @@ def p_text(p, method="exact"):
 # Slices of questions, their means, and each question's change from the
 # baseline to a candidate, on the questions both ran.
 
-_VERDICTS = ("improved", "regressed", "mixed", "unchanged")
+_VERDICTS = ("improved", "regressed", "mixed", "unchanged", "not judged")
 _SLICES = ("answerable", "unanswerable")
 _HELD_CONSTANT = ("corpus", "questions", "permissions", "rubric")
 
@@ -1254,14 +1254,17 @@ def _change(before, after):
 
 
 def _verdict(before, after):
-    """Return one question's verdict from its values before and after."""
+    """Return one question's verdict from its values before and after: "not
+    judged" when only a value with n/a on one side moved."""
     changes = [_change(before[name], after[name]) for name in before]
     better, worse = "better" in changes, "worse" in changes
     if better and worse:
         return "mixed"
     if better:
         return "improved"
-    return "regressed" if worse else "unchanged"
+    if worse:
+        return "regressed"
+    return "not judged" if before != after else "unchanged"
 
 
 def _totals(verdicts):
@@ -2331,13 +2334,15 @@ def _parsed(text):
     try:
         value = json.loads(text, object_pairs_hook=_one_value_per_key,
                            parse_int=_whole_number,
-                           parse_constant=_no_constant)
+                           parse_constant=_Constant)
     except RecursionError:  # nested deeper than this CPython's parser goes
         raise EvaluationError("is nested more than %d deep"
                               % _MAX_DEPTH) from None
     except json.JSONDecodeError as error:
         raise EvaluationError("is not valid JSON: %s (line %d, column %d)" % (
             error.msg, error.lineno, error.colno)) from None
+    if "NaN" in text or "Infinity" in text:  # then find where, to name it
+        _check_no_constant(value)
     return _as_tuples(value)
 
 
@@ -2363,9 +2368,27 @@ def _whole_number(text):
     return int(text)
 
 
-def _no_constant(name):
-    """Refuse NaN, Infinity and -Infinity, which JSON does not have."""
-    raise EvaluationError("is not valid JSON: %s is not a JSON number" % name)
+class _Constant:
+    """NaN, Infinity or -Infinity, which JSON does not have, where the
+    parser met it: a fault, named once its place is found."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def _check_no_constant(value):
+    """Check that parsed JSON holds no _Constant; a fault names its place,
+    as data[...][...]."""
+    stack = [("data", value)]  # in the order of the text, depth first
+    while stack:
+        where, item = stack.pop()
+        if type(item) is _Constant:
+            raise EvaluationError("%s: %s is not a JSON number"
+                                  % (where, item.name))
+        inner = enumerate(item) if type(item) is list else (
+            item.items() if type(item) is dict else ())
+        for key, part in reversed(list(inner)):
+            stack.append(("%s[%s]" % (where, _shown(key)), part))
 
 
 def _as_tuples(value, depth=0):

@@ -17,7 +17,7 @@ starts with the field at fault and shows the value. Inputs are never modified.
 Nothing here reads text, extracts claims or calls a model.
 
 Above START: faults and the shapes of the inputs. A course lab stops at END;
-in the full module, the layers below it use the public functions alone.
+below it, the full module's layers use the public functions alone.
 """
 
 __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
@@ -41,9 +41,8 @@ class EvaluationError(ValueError):
 # --- Faults: a value shown, a typo named ---------------------------------
 
 def _shown(value):
-    """Return ascii(value) with every control character escaped, cut to
-    80 characters ending in '...': a look-alike letter cannot pass for
-    another, and a message stays one line."""
+    """Return ascii(value), control characters escaped, cut to 80 characters
+    ending in '...': no look-alike letter, and a message stays one line."""
     if type(value) is int and value.bit_length() > 10000:
         return "<int of %d bits>" % value.bit_length()  # too long to print
     try:
@@ -60,8 +59,7 @@ def _invalid(field, template, *values):
 
 
 def _edits(word, target):
-    """Return how many letters to add, leave out or change to turn word
-    into target (Levenshtein's distance)."""
+    """Return how many letters to add, leave out or change to make target (Levenshtein)."""
     row = list(range(len(target) + 1))
     for i, letter in enumerate(word, start=1):
         previous, row[0] = row[0], i
@@ -76,9 +74,8 @@ _TYPOS = {}  # (key, id(known)): (known, the key it is a typo of, or "")
 
 
 def _typo_of(key, known):
-    """Return the key of the table `known` that `key` is a typo of: the same
-    but for case, or one or two letters added, left out or changed; else "".
-    Worked out once a key and table: a free key then costs one lookup."""
+    """Return the key of the table `known` that `key` is a typo of (the same but
+    for case, or 1 or 2 letters off), else "": worked out once for a key and table."""
     table, found = _TYPOS.get((key, id(known)), ((), ""))
     if table is not known:  # not worked out yet
         plain = key.isascii() and key.isprintable()  # else nobody's typo
@@ -91,9 +88,8 @@ def _typo_of(key, known):
 
 
 def _check_keys(mapping, field, known=()):
-    """Check that every key of a dict is an exact str, before any key is
-    looked up in it (a str subclass could compare equal to another key),
-    and that none that `known` lacks is a typo of one it has."""
+    """Check that each key of a dict is an exact str (a subclass could equal
+    another key), and that none `known` lacks is a typo of one it has."""
     for key in mapping:
         if type(key) is not str:
             raise _invalid(field, "expected keys that are str, got %s", key)
@@ -108,8 +104,7 @@ def _check_keys(mapping, field, known=()):
 # raises at the first fault; with corpus None, documents are IDs alone.
 
 def _is_id(value):
-    """True for a str of 1 to 32 characters: a-z first, then a-z, 0-9 or '-'."""
-    # Exact types only: a str subclass is not a str here.
+    """True for an exact str (no subclass) of 1 to 32 of a-z first, then a-z, 0-9, '-'."""
     return (type(value) is str and 0 < len(value) <= 32
             and value[0] in _LETTERS
             and not value.strip(_ID_CHARACTERS))  # no other character
@@ -141,8 +136,7 @@ def _check_claim_ids(value, field, fields, corpus):
 
 
 def _check_sources(value, field, fields, corpus):
-    """Check "sources": a dict from at most 100 claim IDs to non-empty
-    documents."""
+    """Check "sources": a dict from at most 100 claim IDs to non-empty documents."""
     if type(value) is not dict:
         raise _invalid(field, "expected a dict, got %s", value)
     _check_ids(tuple(value), field)
@@ -196,8 +190,7 @@ _RUN_KEYS = {
 
 
 def _checked_fields(mapping, name, keys, corpus):
-    """Return {key: value} of the keys of the table `keys` that a dict has,
-    each checked in the table's order."""
+    """Return {key: value} of the keys of the table `keys` a dict has, checked in order."""
     if type(mapping) is not dict:
         raise _invalid(name, "expected a dict, got %s", mapping)
     _check_keys(mapping, name, keys)  # a typo first: it hides a key
@@ -228,6 +221,28 @@ def _check_corpus(corpus):
                            "with a non-whitespace character, got %s", text)
 
 
+_COUNTS = ("relevant", "k", "hits", "first_hit", "generated", "supported",
+           "expected", "covered", "disclosed")  # tally()'s, in its order
+
+
+def _check_counts(counts):
+    """Check counts as tally() gives them: ints from 0 (k from 1) to 100, or None."""
+    if type(counts) is dict:
+        _check_keys(counts, "counts", _COUNTS)
+    if type(counts) is not dict or set(counts) != set(_COUNTS):
+        raise _invalid("counts", "expected a dict of the keys tally() gives, "
+                       "got %s", counts)
+    for key in _COUNTS:
+        value, least = counts[key], int(key == "k")
+        counted = type(value) is int and least <= value <= _MAX_IDS
+        if not counted and (value is not None or key in ("k", "disclosed")):
+            raise _invalid('counts["%s"]' % key, "expected an int from %s to "
+                           "100, got %s", least, value)
+    if (counts["relevant"] is None) != (counts["hits"] is None):
+        raise _invalid('counts["hits"]', 'expected None exactly when '
+                       'counts["relevant"] is None, got %s', counts["hits"])
+
+
 def _check_k(k):
     """Check that the cutoff k is an int from 1 to 100."""
     # True is an int to Python, but it is not a cutoff.
@@ -237,16 +252,14 @@ def _check_k(k):
 
 
 # ==========================================================================
-# START OF THE CONTRACT OF ONE QUESTION: how a case and a run are checked,
-# counted, scored and explained: the rules of one question.
+# START OF THE CONTRACT OF ONE QUESTION: how a case and a run are checked, scored, explained.
 
 def _checked_case(case, corpus):
     """Return the fields of a case, its shape and the rules tying its
     fields together checked."""
     fields = _checked_fields(case, "case", _CASE_KEYS, corpus)
     relevant, support = fields["relevant"], fields["support"]
-    # Relevant documents need an expected claim, and an expected claim a
-    # relevant source: both empty is an unanswerable question.
+    # Relevant documents need an expected claim: both empty is unanswerable.
     if relevant and support == {}:
         raise _invalid('case["support"]', 'expected claims for '
                        'case["relevant"] %s, got %s', relevant, support)
@@ -276,9 +289,8 @@ def _checked_case(case, corpus):
     for claim_id in fields.get("rejected", ()):
         # Judged unsupported by every document: it can have no source.
         if claim_id in support or claim_id in optional or claim_id in disputed:
-            raise _invalid('case["rejected"]', 'claim %s has sources in '
-                           'case["support"], case["optional"] or '
-                           'case["disputed"]', claim_id)
+            raise _invalid('case["rejected"]', 'claim %s has sources in case["support"], '
+                           'case["optional"] or case["disputed"]', claim_id)
     for doc_id in fields.get("restricted", ()):
         if doc_id in (relevant or ()):  # what the asker may not see cannot
             raise _invalid('case["restricted"]',  # be their evidence
@@ -293,8 +305,7 @@ def validate(corpus, case, run, k):
     fields = _checked_case(case, corpus)
     answer = _checked_fields(run, "run", _RUN_KEYS, corpus)
     _check_k(k)
-    return (fields["relevant"], fields["support"], answer["retrieved"],
-            answer["claims"])
+    return fields["relevant"], fields["support"], answer["retrieved"], answer["claims"]
 
 
 def _hit_ranks(relevant, retrieved, k):
@@ -306,9 +317,8 @@ def _hit_ranks(relevant, retrieved, k):
 
 
 def _labels(case):
-    """Return {claim ID: sources} of every claim judged supported, expected
-    or optional; None when nothing judges an answer: case["support"] is
-    None and no judgement key is given, not even an empty one."""
+    """Return {claim ID: sources} of every claim judged supported, expected or
+    optional; None when case["support"] is None and no judgement key is given."""
     if case["support"] is None and not any(key in case for key in _JUDGEMENTS):
         return None
     # An optional claim counts as supported, but covers nothing.
@@ -316,10 +326,9 @@ def _labels(case):
 
 
 def _unsupported_because(claim_id, citations, labels, visible, corpus):
-    """Return None when a claim is supported, else the first rule it breaks,
-    each checked against every citation before the next: "no citation",
-    "no label" (in labels), "not in the corpus", "not a labelled source"
-    (of the claim in labels), "outside the top k" (not visible)."""
+    """Return None when a claim is supported, else the first rule it breaks, each
+    checked on every citation before the next: "no citation", "no label" (in
+    labels), "not in the corpus", "not a labelled source", "outside the top k"."""
     # Strict citations: one good citation does not excuse a bad one.
     if not citations:
         return "no citation"
@@ -343,23 +352,18 @@ def _reasons(corpus, labels, retrieved, claims, k):
     if labels is None or claims is None:
         return None
     visible = set(retrieved[:k])  # the context the answer stage was given
-    return [(claim_id, _unsupported_because(claim_id, citations, labels,
-                                            visible, corpus))
+    return [(claim_id, _unsupported_because(claim_id, citations, labels, visible, corpus))
             for claim_id, citations in claims]
 
 
 def _uncovered(support, supported):
-    """Return a tuple, in label order, of the expected claims no supported
-    claim states: a supported claim covers the expected claim of its ID."""
-    return tuple(claim_id for claim_id in support
-                 if claim_id not in supported)
+    """Return a tuple, in label order, of the expected claims no supported claim states."""
+    return tuple(claim_id for claim_id in support if claim_id not in supported)
 
 
 def _disclosed(restricted, retrieved, claims, k):
-    """Return a tuple of the restricted documents in the top k or cited, in
-    the order of restricted."""
-    # The top k is the context handed to the answer stage, and a citation
-    # quotes a document: the asker has seen both.
+    """Return a tuple of the restricted documents in the top k or cited, in their order."""
+    # The top k is the answer stage's context; a citation quotes: both are seen.
     exposed = set(retrieved[:k])
     for claim_id, citations in claims:
         exposed.update(citations)
@@ -401,8 +405,8 @@ def tally(corpus, case, run, *, k=2):
 
 
 def scores(counts):
-    """Return the six values of one question from its counts (see tally()),
-    in order; None is n/a."""
+    """Check counts as tally() gives them; return their six values in order, None n/a."""
+    _check_counts(counts)
     # n/a is never 0: a value that does not apply to this question is None.
     ranked = bool(counts["relevant"])  # some document is labelled relevant
     judged = counts["supported"] is not None and counts["generated"]
@@ -430,10 +434,9 @@ def evaluate(corpus, case, run, *, k=2):
 
 
 def _reviewed(reasons, loose, rejected):
-    """Return the strict reasons told apart by what reviewers recorded: a
-    rejected claim is "judged unsupported", one that only the lenient
-    reading (loose) supports "only a disputed label supports it", and one
-    with no agreed label takes the lenient reading's reason."""
+    """Return the strict reasons told apart by reviewers' records: a rejected claim
+    is "judged unsupported", one only the lenient reading (loose) supports "only a
+    disputed label supports it", one with no agreed label takes loose's reason."""
     told = []
     for (claim_id, reason), (_, loose_reason) in zip(reasons, loose):
         if claim_id in rejected:
@@ -447,11 +450,10 @@ def _reviewed(reasons, loose, rejected):
 
 
 def lenient(case):
-    """Return a new case (a new dict, always) with every disputed label and no
-    "disputed" key: the lenient reading. A disputed source follows the agreed
-    ones of its claim, in "support" for an expected claim, else "optional":
-    the claims expected never change, nor whether the case judges answers.
-    It is checked as validate() checks a case, its documents as IDs alone."""
+    """Return a new case (a new dict) with every disputed label and no "disputed"
+    key: the lenient reading. A disputed source follows its claim's agreed ones,
+    in "support" if expected, else "optional": which claims are expected, and
+    whether answers are judged, never change. Checked as validate() does, IDs alone."""
     fields = _checked_case(case, None)
     reading = {key: value for key, value in case.items()
                if key != "disputed"}
@@ -471,15 +473,13 @@ def lenient(case):
 def explain(corpus, case, run, *, k=2):
     """Validate like evaluate(); return three tuples:
 
-    claims      (claim ID, reason) in answer order: None for a supported
-                claim, else the first rule it breaks (see
-                _unsupported_because()), told apart by what reviewers
-                recorded (see _reviewed()); None with no answer or nothing
-                to judge it
-    uncovered   expected claims no supported claim states, in label
-                order; None also when case["support"] is None
-    disclosed   restricted documents in the top k or cited, in the order
-                of case["restricted"]
+    claims      (claim ID, reason) in answer order, reason None for a supported
+                claim, else the first rule it breaks (_unsupported_because()) as
+                reviewers' records tell them apart (_reviewed()); None with no
+                answer or nothing to judge it
+    uncovered   expected claims no supported claim states, in label order;
+                None also when case["support"] is None
+    disclosed   restricted documents in the top k or cited, in their order
     """
     relevant, support, retrieved, claims = validate(corpus, case, run, k)
     reasons = _reasons(corpus, _labels(case), retrieved, claims, k)
@@ -1206,7 +1206,7 @@ def p_text(p, method="exact"):
     from fractions import Fraction
     if type(p) not in (Fraction, int, float) or not 0 <= p <= 1:
         raise _invalid("p", "expected a number from 0 to 1, got %s", p)
-    if method not in ("exact", "sampled") or type(method) is not str:
+    if type(method) is not str or method not in ("exact", "sampled"):
         raise _invalid("method", 'expected "exact" or "sampled", got %s',
                        method)
     if method == "exact" and Fraction(p).denominator <= 1000:

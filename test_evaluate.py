@@ -1478,6 +1478,21 @@ class InputRules(TestCase):
                 for function in ("evaluate", "validate", "tally", "explain")]
         self.assertRows(rejected, rows)
 
+    def test_counts_are_checked_before_they_are_divided(self):
+        keys = "counts: expected a dict of the keys tally() gives, got "
+        rows = [(([LAUNCH_A],), keys + shown([LAUNCH_A])), ((Dict(LAUNCH_A),), keys + shown(
+            LAUNCH_A)), ((dict(LAUNCH_A, hit=1),), 'counts["hit"]: unknown key; did you mean '
+                         "'hits'?"), ((dict(LAUNCH_A, extra=1),), keys + shown(dict(LAUNCH_A,
+                                                                                    extra=1)))]
+        rows += [((dict(LAUNCH_A, **{key: value}),), 'counts["%s"]: expected an int from %d to '
+                  "100, got %s" % (key, key == "k", shown(value)))
+                 for key, value in (("k", 0), ("k", None), ("hits", -1), ("disclosed", None),
+                                    ("supported", True), ("generated", 1.0), ("relevant", "1"),
+                                    ("expected", 101))]
+        rows.append(((dict(LAUNCH_A, hits=None),), 'counts["hits"]: expected None exactly when '
+                     'counts["relevant"] is None, got None'))
+        self.assertRows(lambda counts: message_of(evaluate.scores, {"counts": counts}), rows)
+
     def test_nearest_valid_inputs_are_accepted(self):
         rows = [((what, arguments), METRICS) for what, arguments in ACCEPTED]
         self.assertRows(lambda what, arguments: list(evaluate.evaluate(**arguments)), rows)

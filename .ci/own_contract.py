@@ -167,6 +167,7 @@ def tally(corpus, case, run, *, k=2):
 
 def scores(counts):
     """Return the six values of a tally, in order; None is n/a."""
+    _check_counts(counts)
     values = dict.fromkeys(("precision", "recall", "rr", "support", "coverage",
                             "abstention_correct"))
     if counts["relevant"]:

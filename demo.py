@@ -500,7 +500,7 @@ LAB_CUTS = {  # file: the line that ends the lab's part, or None for all of it
 LAB_ENDINGS = {  # what the lab's file gets after its part
     "demo.py": LAB_MAIN,
     "test_evaluate.py": '\n\nif __name__ == "__main__":\n    unittest.main()\n'}
-EXERCISE = ("_hit_ranks", "scores", "_unsupported_because", "_uncovered",
+EXERCISE = ("_hit_ranks", "_values", "_unsupported_because", "_uncovered",
             "_reviewed", "_disclosed", "lenient")  # the rules, in the walk's order
 
 

@@ -9,15 +9,13 @@ evaluate(corpus, case, run, *, k=2) returns a dict of six values for one questio
     coverage     expected claims that a supported claim states / expected claims
     abstention_correct   True for an answer with no claim, False for one with claims
 
-A claim is supported only when it cites a document and *every* document it cites
-is a labelled source of that claim within the top k (strict citations). A value
-that does not apply is None, shown as n/a and never counted as 0. Every input is
-validated first: a fault raises EvaluationError, a ValueError whose message
-starts with the field at fault and shows the value. Inputs are never modified.
-Nothing here reads text, extracts claims or calls a model.
-
-Above START: faults and the shapes of the inputs. A course lab stops at END;
-below it, the full module's layers use the public functions alone.
+A claim is supported only when it cites a document and *every* one it cites is a
+labelled source of it in the top k (strict citations). A value that does not
+apply is None (n/a), never 0. Every input is validated first: a fault raises
+EvaluationError, a ValueError whose message starts with the field at fault and
+shows the value. Inputs are never modified; no text is read, no model called.
+Above START: faults and input shapes. A course lab stops at END; below it, the
+full module's layers use the public functions alone.
 """
 
 __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
@@ -116,8 +114,7 @@ def _check_ids(value, field, fields=None, corpus=None):
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
-        raise _invalid(field, "expected at most %s IDs, got %s: %s",
-                       _MAX_IDS, len(value), value)
+        raise _invalid(field, "expected at most %s IDs, got %s: %s", _MAX_IDS, len(value), value)
     for item in value:
         if corpus is not None and type(item) is str and item in corpus:
             continue  # a document of the checked corpus: a valid ID
@@ -154,8 +151,8 @@ def _check_claims(value, field, fields, corpus):
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
-        raise _invalid(field, "expected at most %s claims, got %s: %s",
-                       _MAX_IDS, len(value), value)
+        raise _invalid(field, "expected at most %s claims, got %s: %s", _MAX_IDS, len(value),
+                       value)
     seen = set()
     for index, pair in enumerate(value):
         where = "%s[%d]" % (field, index)
@@ -163,8 +160,7 @@ def _check_claims(value, field, fields, corpus):
             raise _invalid(where, "expected a (claim ID, citations) pair, "
                            "got %s", pair)
         if not _is_id(pair[0]):
-            raise _invalid(where, "invalid claim ID %s (" + _ID_RULE + ")",
-                           pair[0])
+            raise _invalid(where, "invalid claim ID %s (" + _ID_RULE + ")", pair[0])
         if pair[0] in seen:
             raise _invalid(where, "repeated claim ID %s", pair[0])
         seen.add(pair[0])
@@ -213,8 +209,7 @@ def _check_corpus(corpus):
                        corpus)
     for doc_id, text in corpus.items():
         if not _is_id(doc_id):
-            raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")",
-                           doc_id)
+            raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")", doc_id)
         # Text is checked for shape only: nothing here reads what it says.
         if type(text) is not str or not text.strip():
             raise _invalid("corpus[%s]" % _shown(doc_id), "expected text "
@@ -228,7 +223,7 @@ _COUNTS = ("relevant", "k", "hits", "first_hit", "generated", "supported",
 def _check_counts(counts):
     """Check counts as tally() gives them: ints from 0 (k from 1) to 100, or None."""
     if type(counts) is dict:
-        _check_keys(counts, "counts", _COUNTS)
+        _check_keys(counts, "counts")  # exact str keys, before they are compared
     if type(counts) is not dict or set(counts) != set(_COUNTS):
         raise _invalid("counts", "expected a dict of the keys tally() gives, "
                        "got %s", counts)
@@ -404,9 +399,8 @@ def tally(corpus, case, run, *, k=2):
     }
 
 
-def scores(counts):
-    """Check counts as tally() gives them; return their six values in order, None n/a."""
-    _check_counts(counts)
+def _values(counts):
+    """Return the six values of checked counts, in order; None is n/a."""
     # n/a is never 0: a value that does not apply to this question is None.
     ranked = bool(counts["relevant"])  # some document is labelled relevant
     judged = counts["supported"] is not None and counts["generated"]
@@ -428,9 +422,15 @@ def scores(counts):
     }
 
 
+def scores(counts):
+    """Check counts as tally() gives them; return their six values (see _values())."""
+    _check_counts(counts)
+    return _values(counts)
+
+
 def evaluate(corpus, case, run, *, k=2):
     """Validate one question's inputs; return a dict of its six values."""
-    return scores(tally(corpus, case, run, k=k))
+    return _values(tally(corpus, case, run, k=k))  # counts tally() checked
 
 
 def _reviewed(reasons, loose, rejected):
@@ -455,8 +455,7 @@ def lenient(case):
     in "support" if expected, else "optional": which claims are expected, and
     whether answers are judged, never change. Checked as validate() does, IDs alone."""
     fields = _checked_case(case, None)
-    reading = {key: value for key, value in case.items()
-               if key != "disputed"}
+    reading = {key: value for key, value in case.items() if key != "disputed"}
     if "disputed" in fields:
         support = dict(fields["support"] or {})
         optional = dict(fields.get("optional", {}))
@@ -493,8 +492,7 @@ def explain(corpus, case, run, *, k=2):
             corpus, _labels(lenient(case)), retrieved, claims, k)
         reasons = _reviewed(reasons, loose, case.get("rejected", ()))
     uncovered = None if support is None else _uncovered(support, supported)
-    return {"claims": tuple(reasons), "uncovered": uncovered,
-            "disclosed": disclosed}
+    return {"claims": tuple(reasons), "uncovered": uncovered, "disclosed": disclosed}
 
 
 # END OF THE CONTRACT OF ONE QUESTION: a course lab ends here; the full module goes on.

@@ -123,14 +123,14 @@ DEFECTS = {
         ('counts["supported"] / counts["generated"]\n        if judged else None',
          'counts["supported"] / counts["generated"]\n'
          '        if counts["supported"] is not None else None',
-         "test_an_answerable_question_with_nothing_back_scores_zero_not_na", "scores"),
+         "test_an_answerable_question_with_nothing_back_scores_zero_not_na", "_values"),
     "recall of an unanswerable question divides by 0":
         ('counts["hits"] / counts["relevant"] if ranked else None',
          'counts["hits"] / counts["relevant"] if counts["relevant"] is not None else None',
-         "test_an_unanswerable_question_has_no_retrieval_values_and_no_coverage", "scores"),
+         "test_an_unanswerable_question_has_no_retrieval_values_and_no_coverage", "_values"),
     "reciprocal rank with no hit divides by None":
         ("(1 / first_hit if first_hit else 0.0)", "(1 / first_hit)",
-         "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", "scores"),
+         "test_no_hit_in_the_top_k_gives_a_reciprocal_rank_of_zero_not_na", "_values"),
     "the no-label rule removed, so a claim nobody labelled raises":
         ('    if claim_id not in labels:\n        return "no label"',
          '    if False:\n        return "no label"',

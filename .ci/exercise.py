@@ -36,7 +36,7 @@ FILES = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py", "README.md
 # The function to write at each step, and the worked check that asks for it.
 STEPS = [
     ("_hit_ranks", "test_the_top_k_holds_k_documents_no_more_no_fewer"),
-    ("scores", "test_precision_divides_the_hits_by_k"),
+    ("_values", "test_precision_divides_the_hits_by_k"),
     ("_unsupported_because", "test_a_claim_citing_its_labelled_source_in_the_top_k_is_supported"),
     ("_uncovered", "test_expected_claims_are_counted_from_the_labels"),
     ("_reviewed", "test_a_rejected_claim_is_told_from_one_nobody_reviewed"),

@@ -246,8 +246,8 @@ def caveats(decided):
         text += " under the plan %r, the readings disagreeing" % decided["plan"]
     test = decided["strict"]["significance"]
     if test and test["unmatched_runs"]:
-        text += " (more runs on one side on %s)" % plural(test["unmatched_runs"],
-                                                         "question")
+        unmatched = plural(test["unmatched_runs"], "question")
+        text += " (more runs on one side on %s)" % unmatched
     return text
 
 

@@ -618,6 +618,7 @@ def run(options, path):
     except EvaluationError as error:  # a fault in the data: one line
         write("%s: %s\n" % (source, error), "stderr")
         return 1
+    del data  # the report holds what is printed: its memory goes before the text comes
     status, why = gated(result) if gate else (0, [])
     if "--summary" not in options:
         result["summary"] = None  # made for the gate alone

@@ -2347,7 +2347,7 @@ def _parsed(text):
 def _one_value_per_key(pairs):
     """Return an object's pairs as a dict; a repeated key, which JSON would
     drop silently, is a fault."""
-    result = dict(pairs)
+    result = {key: value for key, value in pairs}  # as small as {} when empty
     if len(result) < len(pairs):
         seen = set()
         for key, value in pairs:  # the first key seen again, in one pass

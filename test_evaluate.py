@@ -949,19 +949,6 @@ class Metrics(TestCase):
 class Disclosure(TestCase):
     """A restricted document in the top k or cited is disclosed: a fact beside the scores."""
 
-    def test_a_disclosure_never_changes_the_six_values(self):
-        def unrestricted(name):
-            return {key: value for key, value in CASES[name].items() if key != "restricted"}
-
-        def all_else_restricted(name, system, k):
-            case = unrestricted(name)
-            case["restricted"] = tuple(doc for doc in CORPUS if doc not in case["relevant"])
-            return evaluate.evaluate(CORPUS, case, RUNS[name][system], k=k)
-        rows = [((name, system, k), evaluate.evaluate(CORPUS, unrestricted(name),
-                                                      RUNS[name][system], k=k))
-                for name in CASES for system in RUNS[name] for k in (1, 2, 3)]
-        self.assertRows(all_else_restricted, rows)
-
     def test_disclosure_agrees_with_an_oracle_written_apart(self):
         rng = random.Random(13)
         documents = sorted(SWEEP_CORPUS)
@@ -1053,10 +1040,6 @@ def random_reviewed_question(rng):
 
 class Readings(TestCase):
     """Disputed labels and rejected claims: the strict reading, the lenient one, one scorer."""
-
-    def test_the_lenient_reading_is_a_new_case(self):
-        self.assertIsNot(evaluate.lenient(CASES["launch"])["support"], CASES["launch"]["support"])
-        self.assertIsNot(evaluate.lenient(CASE), CASE)  # a new dict, even with no dispute
 
     def test_both_readings_agree_with_an_oracle_written_apart(self):
         rng = random.Random(17)

@@ -140,11 +140,11 @@ def paired_inputs(quick):
             yield "%d questions, %s" % (questions, kind), before, after
     # Worst cases of the exact ways.
     moved = {"q%d" % index: rng.choice((-1, 1)) * rng.random() for index in range(36)}
-    yield "36 moved, arbitrary floats (listed)", dict.fromkeys(moved, 0.0), moved
+    yield "36 moved, arbitrary floats", dict.fromkeys(moved, 0.0), moved
     extreme = {"q%d" % index: rng.choice((-1, 1)) * 10.0 ** rng.uniform(-323, 308)
                for index in range(36)}
     extreme["q0"], extreme["q1"] = 5e-324, -1.7976931348623157e308
-    yield "36 moved, floats from 5e-324 to 1.8e308 (listed)", dict.fromkeys(extreme, 0.0), extreme
+    yield "36 moved, floats from 5e-324 to 1.8e308", dict.fromkeys(extreme, 0.0), extreme
     if quick:
         return
     for kind in ("arbitrary floats", "a/b, b up to 10**6"):
@@ -262,9 +262,9 @@ def real_log_costs(folder):
         for option in (["--summary"], ["--json", "--summary"], ["--gate"]):
             command = [sys.executable, os.path.join(ROOT, "demo.py"), "--data", path] + option
             seconds, peak, status, line = child(command)
-            lines = subprocess.run(command, stdout=subprocess.PIPE, universal_newlines=True
-                                   ).stdout.splitlines()
-            print("    %-18s %5.1f s CPU, peak %4.0f MB, exit %d, %d lines, the widest %d" % (
+            lines = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   universal_newlines=True).stdout.splitlines()
+            print("    %-18s %5.1f s CPU, peak %4.0f MiB, exit %d, %d lines, the widest %d" % (
                 " ".join(option), seconds, peak, status, len(lines), max(map(len, lines))))
 
 
@@ -347,17 +347,17 @@ def tagged(questions, systems, own=False):
 
 
 def ranked(questions, systems):
-    """Return data of questions with one relevant document, which each system ranks at a
-    random place of 100: reciprocal ranks of many sizes, and a policy that tests them."""
+    """Return data of questions with one relevant document of 100, of which each system ranks
+    20 at random: reciprocal ranks of many sizes, and a policy that tests them."""
     rng = random.Random(6)
     corpus = ["d%d" % index for index in range(100)]
-    data = {"k": 100, "systems": ["s%d" % index for index in range(systems)],
+    data = {"k": 20, "systems": ["s%d" % index for index in range(systems)],
             "corpus": dict.fromkeys(corpus, "t"), "cases": {}, "runs": {},
             "policy": {"significance": {"metric": "rr", "alpha": 0.05}}}
     for index in range(questions):
         relevant = rng.choice(corpus)
         data["cases"]["q%d" % index] = {"relevant": [relevant], "support": {"c": [relevant]}}
-        data["runs"]["q%d" % index] = {system: {"retrieved": rng.sample(corpus, 100),
+        data["runs"]["q%d" % index] = {system: {"retrieved": rng.sample(corpus, 20),
                                                 "claims": None} for system in data["systems"]}
     return data
 
@@ -469,7 +469,7 @@ def limits(folder):
                        ["--json", "--summary", "--explain"]):
             seconds, peak, status, line = child(
                 [sys.executable, os.path.join(ROOT, "demo.py"), "--data", path] + option)
-            print("    %-28s %5.1f s CPU, peak %4.0f MB, exit %d%s" % (
+            print("    %-28s %5.1f s CPU, peak %4.0f MiB, exit %d%s" % (
                 " ".join(option) or "(the table)", seconds, peak, status, line[len(path):][:90]))
             if status:
                 break  # refused: the other options are refused the same way
@@ -516,7 +516,7 @@ def main(arguments):
             seconds, peak, status, line = child(
                 [sys.executable, os.path.join(ROOT, "demo.py"), "--data", path] + option)
             print("python demo.py --data FILE %s(%.0f MB, 20,000 questions, 200,000 "
-                  "documents): %.1f s CPU, peak %.0f MB, exit %d" % (
+                  "documents): %.1f s CPU, peak %.0f MiB, exit %d" % (
                       " ".join(option) + " " if option else "", size, seconds, peak, status))
     for label, before, after in paired_inputs("--quick" in arguments):
         seconds, peak, result = measured(evaluate.paired_test, before, after)

@@ -6,73 +6,63 @@
     python .ci/benchmark.py --data FILE QUESTIONS DOCUMENTS
                                        only write the data file it times, of this size
 
-Run it with the Python you use; CPython 3.8 is the slowest. It prints, for
-each input, the seconds one call took and the peak memory that call
-allocated, as tracemalloc counts it (whole processes: their peak resident
-memory):
+Run it with the Python you use; CPython 3.8 is the slowest. It prints:
 
-- paired_test() on 100, 1,000 and 5,000 questions of realistic values
-  (ratios of small counts, reciprocal ranks, floats such as 1 - k/d, means
-  of repeated runs, arbitrary floats) and of ratios a/b with b up to 5,000
-  or 10**6, whose common denominator runs to thousands of bits;
-- its worst exact cases: 36 moved questions with no small common unit, and
-  36 moved floats spread from 5e-324 to 1.8e308;
-- 100,000 questions of arbitrary floats, and of ratios with b up to 10**6;
-- python demo.py --data FILE --summary on 20,000 questions that share a
-  corpus of 200,000 documents, as a whole process, and the plain table;
-- with --limits, demo.py --data on the largest and most hostile files that
-  the caps of a data file allow (evaluate.py: 30,000,000 bytes, 1,000
-  systems, 150,000 runs in all, each repeated run counted), each with the
-  table, --summary, --explain, --json and all three at once: CPU seconds
-  and peak resident MB of each whole process, from os.wait4(). Each file is
-  written by a process of its own, as a child started from a large process
-  counts that one's memory as its own peak.
+- evaluate() on the fixture against evaluate.py of the project's first
+  commit, the seed, in paired rounds: the median ratio of the two;
+- python demo.py --data FILE with --summary, --json --summary and --gate on
+  data made like real logs (answers judged claim by claim against cited
+  evidence, no relevance labels): 479 questions each answered by one of six
+  systems, 100 questions of six systems, 10,000 questions of six systems:
+  CPU seconds and peak resident MiB of each whole process, the lines of the
+  summary and its widest line;
+- --summary and the plain table on 20,000 questions sharing a corpus of
+  200,000 documents;
+- paired_test() on 100, 1,000 and 5,000 questions of realistic values and
+  of ratios a/b with b up to 5,000 or 10**6, 36 moved floats, and (not
+  with --quick) 100,000 questions: seconds of one call, and the peak
+  memory tracemalloc counts;
+- with --limits, demo.py --data on the largest and most hostile files the
+  caps allow (30,000,000 bytes, 100 systems, 150,000 runs in all, 100 tags
+  in all), each with the table, --summary, --explain, --json and all three:
+  CPU seconds and peak resident MiB of each whole process, from os.wait4().
+  Each file is written by a process of its own.
 
 It is a measurement, not a test: nothing here passes or fails. Measured on
-CPython 3.8.18 on a 2-core machine, 2026-12-04, while other work shared it
-(seconds; peak MB):
+CPython 3.8.18 on a 2-core machine, 2026-12-05:
 
-- 100 questions: 0.00-0.16 s; 1,000: 0.07-0.25 s; 5,000: 0.15-3.6 s (the
-  most for 5,000 arbitrary floats, drawn question by question); peaks under
-  6 MB;
-- 36 moved with no small unit, listed: 1.1 s, 7 MB; 36 moved extreme
-  floats, listed: 0.2 s, 40 MB;
-- 100,000 arbitrary floats: 23.7 s, 99 MB; 100,000 ratios with b up to
-  10**6: 23.5 s, 96 MB, with nothing else running (30.2 and 31.9 s while
-  other work shared the machine): it grows linearly, about 0.24 ms a moved
-  question, and a sampled test's cost grows so with the questions that
-  moved, for each metric and each candidate of a report;
-- demo.py --summary on 20,000 questions and 200,000 documents: 5.6 s and
-  248 MB as a whole process; the plain table 2.9 s. Each run of a report is
-  scored by the contract's public functions, the counts and the six values
-  by a call each: the corpus and each case are checked once, each run at
-  each call.
-
---limits, CPU seconds and peak MB for the table / --summary / --explain /
---json / all three (each within 30 s and 1 GB):
-
-- 75,000 questions of 2 systems (17 MB): 8.7 / 17.3 / 11.9 / 9.2 / 19.7 s,
-  453 / 550 / 596 / 547 / 678 MB;
-- 150 questions of 1,000 systems (11 MB): 5.5 / 12.4 / 8.0 / 6.1 / 14.1 s,
-  344 / 452 / 487 / 435 / 611 MB;
-- 7,500 questions of 2 systems, 10 repeated runs each (11 MB): 6.3 / 9.1 /
-  8.7 / 6.9 / 11.1 s, 357 / 401 / 494 / 434 / 525 MB;
-- 10,000 questions of a baseline and 4 candidates, 3 runs each, graded (15
-  MB): 11.0 / 27.4 / 13.9 / 11.6 / 29.2 s, 485 / 557 / 653 / 595 / 736 MB,
-  the slowest: values of every size make 24 sampled paired tests, drawn
-  question by question;
-- 75,000 answerable questions of 2 systems, most moved (23 MB): 9.8 /
-  21.2 / 13.3 / 10.5 / 23.6 s, 534 / 676 / 729 / 633 / 809 MB;
-- fat runs, 100 retrieved and 100 claims of 5 citations (30 MB): 3.7-5.6 s,
-  395-494 MB; 50 agreed and 50 disputed labels a case: 6.5-9.8 s, 395-471
-  MB;
-- 75,000 questions, the rest of the 30 MB an ignored key of {"a": "bc"}:
-  9.8-20.5 s, 751-975 MB, the most memory measured; the byte cap filled
-  with [] or with {}: 5-6 s, 765 and 841 MB (no count of values caps these
-  any more: the byte cap bounds them);
-- refused at once: 100,000,000 bytes: 0.0 s, 14 MB; NaN after a 30 MB
-  string: 0.1 s, 68 MB; 20,001 systems: 0.0 s; a key repeated at the end of
-  a 1,000,000-document corpus: 1.0 s, 307 MB.
+- evaluate() on the fixture: 14.1 us a call against the seed's 11.3 us,
+  1.23 times as long (on CPython 3.13: 1.55 times; on the seed's own
+  fixture, whose cases hold fewer keys to check, 1.04 and 1.32);
+- real logs, --summary / --json --summary / --gate: 479 questions, 0.1 s,
+  15 MiB, 104 lines, the widest 156; 100 x 6: 1.1 s, 19 MiB, 151 lines,
+  the widest 159; 10,000 x 6: 8.4 / 8.8 / 8.7 s, 300 / 371 / 300 MiB, 156
+  lines, the widest 160;
+- 20,000 questions: --summary 4.8 s, 255 MiB; the table 3.6 s, 243 MiB;
+- paired_test(): 100 questions, at most 0.14 s; 1,000, at most 0.21 s;
+  5,000, at most 1.0 s, peaks under 6 MiB: a sampled test's cost grows
+  linearly with the units that moved, for each metric and candidate;
+- --limits, CPU seconds and peak MiB of the table / --summary / --explain
+  / --json / all three, each within 30 s and 2**30 bytes (1,024 MiB):
+  75,000 questions of 2 systems: 9.1 / 12.7 / 11.1 / 9.7 / 14.8 s, at
+  most 728 MiB; 1,500 questions of 100 systems: 7.8 to 11.4 s, at most
+  657 MiB; the same with 20 of 100 tags a question: 9.1 / 23.4 / 10.9 /
+  9.3 / 25.2 s, at most 695 MiB; 100 systems whose reciprocal ranks
+  differ, rr declared (99 sampled tests): 6.9 / 18.7 / 9.5 / 6.9 / 21.5 s,
+  at most 777 MiB; 10 repeated runs of 7,500 questions: 7.4 to 10.0 s, at
+  most 522 MiB; 10,000 graded questions of 5 systems, 3 runs each: 11.9 /
+  23.1 / 13.2 / 12.1 / 26.3 s, at most 735 MiB; answerable questions up to
+  the byte cap, most moved: 11.8 / 25.7 / 12.9 / 12.2 / 26.9 s, at most
+  857 MiB, the slowest; fat runs (100 retrieved, 100 claims of 5
+  citations): 7.7 to 8.3 s, 397 MiB; 50 agreed and 50 disputed labels a
+  case: 12.2 to 13.1 s, 397 MiB; 75,000 questions and the rest of the
+  bytes {"a": "bc"}: 11.4 to 16.2 s, at most 933 MiB, the most memory;
+  the byte cap filled with [] or {}: 9.8 to 15.4 s, 769 and 845 MiB;
+- refused in one line at once: 20 tags of its own on each of 10,000
+  questions (100 tags in all at most): 0.3 s, 74 MiB; 100,000,000 bytes:
+  0.0 s; NaN after 30 MB: 0.2 s, named by its place; a key repeated at
+  the end of a 1,000,000-document corpus: 0.8 s, 308 MiB; 20,001 systems:
+  0.0 s.
 """
 import json
 import os

@@ -2855,8 +2855,8 @@ support | mean +0.17 (3 of 3) | wins 1, ties 1, losses 1 | p = 1 (exact), at lea
 moved
 coverage | mean +0.50 (3 of 3) | wins 2, ties 1, losses 0 | p = 1/2 (exact), at least 1/2 \
 with 2 moved
-with 3 questions, p is at least 1/4 even if all of them moved, so no difference can reach p < \
-0.05
+with 3 questions, this sign-flip test's p is at least 1/4 even if all of them moved: it cannot \
+reach p < 0.05
 
 restricted documents disclosed (in the top k or cited); no score and no policy can excuse one
 A | owner: archive

@@ -368,9 +368,9 @@ def paired_lines(comparisons, groups, label):
                      "compared" % (", ".join(metrics), against))
     floor = shared[0]["p_floor"]
     if floor >= 0.05:  # too few questions to tell anything apart
-        lines.append("with %d %ss, this sign-flip test's p is at least %s even if all of "
-                     "them moved: it cannot reach p < 0.05" % (shared[0]["units"], unit,
-                                                              p_text(floor)))
+        units = "%d %ss" % (shared[0]["units"], unit)
+        lines.append("with %s, this sign-flip test's p is at least %s even if all of "
+                     "them moved: it cannot reach p < 0.05" % (units, p_text(floor)))
     return lines
 
 

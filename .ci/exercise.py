@@ -31,6 +31,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 import demo  # noqa: E402  (after the path is set)
+from reporting import reported  # noqa: E402  (.ci's own module)
 
 FILES = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py", "README.md")
 # The function to write at each step, and the worked check that asks for it.
@@ -210,15 +211,8 @@ def main(arguments):
     if arguments:
         print(__doc__)
         return 0 if arguments in (["-h"], ["--help"]) else 2
-    passed = failed = 0
     with tempfile.TemporaryDirectory() as scratch:
-        for label, problem in list(walk(scratch)) + list(rewrite_checks(scratch)):
-            print("%s: %s" % (label, "ok" if problem is None else "FAIL"))
-            if problem is not None:
-                print("    " + problem.replace("\n", "\n    "))
-            passed, failed = passed + (problem is None), failed + (problem is not None)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+        return reported(list(walk(scratch)) + list(rewrite_checks(scratch)))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 
+from reporting import reported  # .ci's own module
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HANDOUT = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py")
 
@@ -107,10 +109,9 @@ def checks(folder):
         None if demo.returncode == 0 and len(rows) == 12 else demo.stdout)
 
 
-def main():
-    """Run the checks with the four .py files alone, then with README.md beside them,
-    then in the course lab that `python demo.py --lab` writes."""
-    passed = failed = 0
+def every_check():
+    """Yield (label, problem or None) with the four .py files alone, then with README.md
+    beside them, then in the course lab that `python demo.py --lab` writes."""
     for files in (HANDOUT, HANDOUT + ("README.md",), "the course lab"):
         with tempfile.TemporaryDirectory() as folder:
             if files == "the course lab":
@@ -118,14 +119,14 @@ def main():
                                 folder], check=True, stdout=subprocess.DEVNULL)
             for name in files if files != "the course lab" else ():
                 shutil.copy(os.path.join(ROOT, name), folder)
+            where = files if files == "the course lab" else "%d files" % len(files)
             for label, problem in checks(folder):
-                where = files if files == "the course lab" else "%d files" % len(files)
-                print("%s, %s: %s" % (where, label, "ok" if problem is None else "FAIL"))
-                if problem is not None:
-                    print("    " + problem.replace("\n", "\n    "))
-                passed, failed = passed + (problem is None), failed + (problem is not None)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+                yield "%s, %s" % (where, label), problem
+
+
+def main():
+    """Run the checks; return the exit status."""
+    return reported(every_check())
 
 
 if __name__ == "__main__":

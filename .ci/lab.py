@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+from reporting import reported  # .ci's own module
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPECTED = os.path.join(ROOT, ".ci", "expected_demo_output.txt")
 SIZES = {"evaluate.py": 520, "test_evaluate.py": 800, "demo.py": 60, "README.md": 200}
@@ -106,9 +108,9 @@ def refusal_checks(scratch):
     a_file = os.path.join(full, "notes.txt")
     locked = os.path.join(scratch, "locked")
     os.mkdir(locked, 0o500)
-    for label, path in (("a folder that is not empty", full), ("a path that is a file",
-                                                                a_file),
-                        ("a folder that cannot be written", os.path.join(locked, "lab"))):
+    places = (("a folder that is not empty", full), ("a path that is a file", a_file),
+              ("a folder that cannot be written", os.path.join(locked, "lab")))
+    for label, path in places:
         before = sorted(os.listdir(full)), os.listdir(locked)
         status, out, err = demo("--lab", path)
         after = sorted(os.listdir(full)), os.listdir(locked)
@@ -126,15 +128,8 @@ def main(arguments):
     if arguments:
         print(__doc__)
         return 0 if arguments in (["-h"], ["--help"]) else 2
-    passed = failed = 0
     with tempfile.TemporaryDirectory() as scratch:
-        for label, problem in list(lab_checks(scratch)) + list(refusal_checks(scratch)):
-            print("%s: %s" % (label, "ok" if problem is None else "FAIL"))
-            if problem is not None:
-                print("    " + str(problem).replace("\n", "\n    "))
-            passed, failed = passed + (problem is None), failed + (problem is not None)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+        return reported(list(lab_checks(scratch)) + list(refusal_checks(scratch)))
 
 
 if __name__ == "__main__":

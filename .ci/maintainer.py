@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+from reporting import reported  # .ci's own module
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py", "README.md", "LICENSE")
 
@@ -126,8 +128,8 @@ def checks(folder):
     yield "demo.py's summary shows its column", None if "AP@2" in out else (err or out)[-600:]
     status, out, err = run(folder, "-c", "import os, unittest\nos.environ['EVERY_FAILURE'] = '1'"
                            "\nunittest.main(module=None, argv=['unittest'])")
-    failed = {os.path.basename(name) for name in re.findall(r"^(?:FAIL|ERROR): (\S+)", err,
-                                                              re.M)}
+    named = re.findall(r"^(?:FAIL|ERROR): (\S+)", err, re.M)
+    failed = {os.path.basename(name) for name in named}
     others = sorted(failed - PINNED)
     yield "the suite fails only where a test or the README pins the fixture's measures", \
         None if not others and "Ran " in err else "%s\n%s" % (others, err[-800:])
@@ -151,17 +153,10 @@ def main(arguments):
     if arguments:
         print(__doc__)
         return 0 if arguments in (["-h"], ["--help"]) else 2
-    passed = failed = 0
     with tempfile.TemporaryDirectory() as folder:
         for name in FILES:
             shutil.copy(os.path.join(ROOT, name), folder)
-        for label, problem in checks(folder):
-            print("%s: %s" % (label, "ok" if problem is None else "FAIL"))
-            if problem is not None:
-                print("    " + str(problem).replace("\n", "\n    "))
-            passed, failed = passed + (problem is None), failed + (problem is not None)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+        return reported(checks(folder))
 
 
 if __name__ == "__main__":

@@ -1,21 +1,13 @@
-"""Score recorded RAG outputs, one question at a time, against frozen labels.
+"""Score one question's recorded RAG output against labels people wrote.
 
-evaluate(corpus, case, run, *, k=2) returns a dict of six values for one question:
+evaluate(corpus, case, run, *, k=2) returns six values (see README.md):
+precision, recall, rr, support, coverage, abstention_correct. Inputs are
+checked first: a fault raises EvaluationError, a ValueError whose message
+starts with the field at fault and shows the value; none is changed.
 
-    precision    relevant documents in the top k / k (fixed slots, even if fewer came back)
-    recall       relevant documents in the top k / relevant documents
-    rr           1 / rank of the first relevant document in the top k; 0.0 if none
-    support      supported claims / claims in the answer
-    coverage     expected claims that a supported claim states / expected claims
-    abstention_correct   True for an answer with no claim, False for one with claims
-
-A claim is supported only when it cites a document and *every* one it cites is a
-labelled source of it in the top k (strict citations). A value that does not
-apply is None (n/a), never 0. Every input is validated first: a fault raises
-EvaluationError, a ValueError whose message starts with the field at fault and
-shows the value. Inputs are never modified; no text is read, no model called.
-Above START: faults and input shapes. A course lab stops at END; below it, the
-full module's layers use the public functions alone.
+What to read: the rules of one question, from the line "START OF THE
+CONTRACT OF ONE QUESTION" down. The lines above it are machinery that
+checks the shape of the inputs for validate(): you need not read them.
 """
 
 __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
@@ -33,14 +25,11 @@ _ESCAPES.update({9: "\\t", 10: "\\n", 13: "\\r"})
 
 
 class EvaluationError(ValueError):
-    """An input breaks the contract; the message names the field and shows the value."""
+    """An input breaks the contract: the message names field and value."""
 
-
-# --- Faults: a value shown, a typo named ---------------------------------
 
 def _shown(value):
-    """Return ascii(value), control characters escaped, cut to 80 characters
-    ending in '...': no look-alike letter, and a message stays one line."""
+    """Return ascii(value) on one line, cut to 80 characters by '...'."""
     if type(value) is int and value.bit_length() > 10000:
         return "<int of %d bits>" % value.bit_length()  # too long to print
     try:
@@ -52,12 +41,13 @@ def _shown(value):
 
 
 def _invalid(field, template, *values):
-    """Return an EvaluationError 'field: template', each value shown by _shown()."""
-    return EvaluationError(field + ": " + template % tuple(map(_shown, values)))
+    """Return an EvaluationError 'field: template', each value _shown()."""
+    shown = tuple(map(_shown, values))
+    return EvaluationError(field + ": " + template % shown)
 
 
 def _edits(word, target):
-    """Return how many letters to add, leave out or change to make target (Levenshtein)."""
+    """Return the letters to add, drop or change to make target of word."""
     row = list(range(len(target) + 1))
     for i, letter in enumerate(word, start=1):
         previous, row[0] = row[0], i
@@ -68,17 +58,17 @@ def _edits(word, target):
     return row[-1]
 
 
-_TYPOS = {}  # (key, id(known)): (known, the key it is a typo of, or "")
+_TYPOS = {}  # (key, id(table)): (table, the key it is a typo of, or "")
 
 
 def _typo_of(key, known):
-    """Return the key of the table `known` that `key` is a typo of (the same but
-    for case, or 1 or 2 letters off), else "": worked out once for a key and table."""
+    """Return the key of the table `known` that `key` is a typo of (the
+    same but for case, or 1 or 2 letters off), else "": worked out once."""
     table, found = _TYPOS.get((key, id(known)), ((), ""))
     if table is not known:  # not worked out yet
         plain = key.isascii() and key.isprintable()  # else nobody's typo
         found = next((target for target in known if plain
-                      and abs(len(key) - len(target)) <= 2  # a long key: no cost
+                      and abs(len(key) - len(target)) <= 2  # no cost
                       and _edits(key.lower(), target) <= 2), "")
         if len(_TYPOS) < 10000:  # memory stays bounded
             _TYPOS[key, id(known)] = known, found
@@ -97,24 +87,25 @@ def _check_keys(mapping, field, known=()):
                            "unknown key; did you mean %s?", typo_of)
 
 
-# --- The shapes of the inputs --------------------------------------------
+# --- The shapes of the inputs ---------------------------------------------
 # A checker takes (value, field, the fields checked so far, corpus) and
-# raises at the first fault; with corpus None, documents are IDs alone.
+# raises at its first fault; with corpus None, documents are IDs alone.
 
 def _is_id(value):
-    """True for an exact str (no subclass) of 1 to 32 of a-z first, then a-z, 0-9, '-'."""
+    """True for an exact str (no subclass) that is an ID (_ID_RULE)."""
     return (type(value) is str and 0 < len(value) <= 32
             and value[0] in _LETTERS
             and not value.strip(_ID_CHARACTERS))  # no other character
 
 
 def _check_ids(value, field, fields=None, corpus=None):
-    """Check "ids": a tuple of at most 100 distinct IDs, maybe empty; given
-    a corpus, each the ID of one of its documents."""
+    """Check "ids": a tuple of at most 100 distinct IDs, maybe empty;
+    given a corpus, each the ID of one of its documents."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
-        raise _invalid(field, "expected at most %s IDs, got %s: %s", _MAX_IDS, len(value), value)
+        raise _invalid(field, "expected at most %s IDs, got %s: %s",
+                       _MAX_IDS, len(value), value)
     for item in value:
         if corpus is not None and type(item) is str and item in corpus:
             continue  # a document of the checked corpus: a valid ID
@@ -124,7 +115,8 @@ def _check_ids(value, field, fields=None, corpus=None):
             raise _invalid(field, "unknown document %s", item)
     if len(value) > 1 and len(set(value)) < len(value):
         raise _invalid(field, "repeated ID %s", next(
-            item for index, item in enumerate(value) if item in value[:index]))
+            item for index, item in enumerate(value)
+            if item in value[:index]))
 
 
 def _check_claim_ids(value, field, fields, corpus):
@@ -133,7 +125,7 @@ def _check_claim_ids(value, field, fields, corpus):
 
 
 def _check_sources(value, field, fields, corpus):
-    """Check "sources": a dict from at most 100 claim IDs to non-empty documents."""
+    """Check "sources": a dict from claim IDs to non-empty documents."""
     if type(value) is not dict:
         raise _invalid(field, "expected a dict, got %s", value)
     _check_ids(tuple(value), field)
@@ -146,13 +138,13 @@ def _check_sources(value, field, fields, corpus):
 
 
 def _check_claims(value, field, fields, corpus):
-    """Check "claims": a tuple of at most 100 (claim ID, citations) pairs, IDs
-    distinct; citations are ids, outside the corpus too (unsupported, no fault)."""
+    """Check "claims": a tuple of at most 100 (claim ID, citations) pairs,
+    IDs distinct; citations are ids, outside the corpus too."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
-        raise _invalid(field, "expected at most %s claims, got %s: %s", _MAX_IDS, len(value),
-                       value)
+        raise _invalid(field, "expected at most %s claims, got %s: %s",
+                       _MAX_IDS, len(value), value)
     seen = set()
     for index, pair in enumerate(value):
         where = "%s[%d]" % (field, index)
@@ -160,23 +152,23 @@ def _check_claims(value, field, fields, corpus):
             raise _invalid(where, "expected a (claim ID, citations) pair, "
                            "got %s", pair)
         if not _is_id(pair[0]):
-            raise _invalid(where, "invalid claim ID %s (" + _ID_RULE + ")", pair[0])
+            raise _invalid(where, "invalid claim ID %s (" + _ID_RULE + ")",
+                           pair[0])
         if pair[0] in seen:
             raise _invalid(where, "repeated claim ID %s", pair[0])
         seen.add(pair[0])
         _check_ids(pair[1], where + "[1]")
 
 
-# The keys of a case and of a run: whether each must be there, whether it may
-# be None, and the checker of its value. Other keys, such as "question", are
-# ignored, but one a letter or two from a known key is a typo, a fault.
+# Each key of a case and of a run: must it be there, may it be None, and
+# its checker. Other keys are ignored, but a typo of a known key is a fault.
 _CASE_KEYS = {
-    "relevant":   (True, True, _check_ids),         # None: nobody labelled them
-    "support":    (True, True, _check_sources),     # expected claim -> sources
-    "optional":   (False, False, _check_sources),    # judged supported, not expected
-    "disputed":   (False, False, _check_sources),    # accepted by one reviewer only
-    "rejected":   (False, False, _check_claim_ids),  # judged unsupported by all
-    "restricted": (False, False, _check_ids),        # not to be shown to the asker
+    "relevant":   (True, True, _check_ids),  # None: nobody labelled them
+    "support":    (True, True, _check_sources),  # expected claim: sources
+    "optional":   (False, False, _check_sources),  # supported, not expected
+    "disputed":   (False, False, _check_sources),  # one reviewer's labels
+    "rejected":   (False, False, _check_claim_ids),  # unsupported, all say
+    "restricted": (False, False, _check_ids),  # not for the asker's eyes
 }
 _JUDGEMENTS = ("optional", "disputed", "rejected")  # beside "support"
 _RUN_KEYS = {
@@ -186,7 +178,7 @@ _RUN_KEYS = {
 
 
 def _checked_fields(mapping, name, keys, corpus):
-    """Return {key: value} of the keys of the table `keys` a dict has, checked in order."""
+    """Return {key: value} of the keys of `keys` a dict has, checked."""
     if type(mapping) is not dict:
         raise _invalid(name, "expected a dict, got %s", mapping)
     _check_keys(mapping, name, keys)  # a typo first: it hides a key
@@ -202,6 +194,47 @@ def _checked_fields(mapping, name, keys, corpus):
     return fields
 
 
+def _check_case_rules(fields):
+    """Check the rules that tie the checked fields of a case together."""
+    relevant, support = fields["relevant"], fields["support"]
+    # Relevant documents need an expected claim: both empty is unanswerable.
+    if relevant and support == {}:
+        raise _invalid('case["support"]', 'expected claims for '
+                       'case["relevant"] %s, got %s', relevant, support)
+    support, optional = support or {}, fields.get("optional", {})
+    disputed = fields.get("disputed", {})
+    for key, labels in (("support", support), ("disputed", disputed)):
+        for claim_id, sources in labels.items():
+            # An expected claim's sources, agreed or disputed, are relevant.
+            outside = [source for source in sources if claim_id in support
+                       and relevant is not None and source not in relevant]
+            if outside:
+                raise _invalid("case[\"%s\"]['%s']" % (key, claim_id),
+                               'source %s is not in case["relevant"]',
+                               outside[0])
+    for claim_id, sources in disputed.items():
+        agreed = support.get(claim_id, ()) + optional.get(claim_id, ())
+        for source in sources:  # agreed or disputed, never both
+            if source in agreed:
+                raise _invalid("case[\"disputed\"]['%s']" % claim_id,
+                               'source %s is also in case["support"] or '
+                               'case["optional"]', source)
+    for claim_id in optional:
+        if claim_id in support:
+            raise _invalid('case["optional"]',
+                           'claim %s is also in case["support"]', claim_id)
+    for claim_id in fields.get("rejected", ()):
+        # Judged unsupported by every document: it can have no source.
+        if claim_id in (*support, *optional, *disputed):
+            raise _invalid('case["rejected"]', 'claim %s has sources in '
+                           'case["support"], case["optional"] or '
+                           'case["disputed"]', claim_id)
+    for doc_id in fields.get("restricted", ()):
+        if doc_id in (relevant or ()):  # what the asker may not see cannot
+            raise _invalid('case["restricted"]',  # be their evidence
+                           'document %s is in case["relevant"]', doc_id)
+
+
 def _check_corpus(corpus):
     """Check that corpus maps one ID or more to texts, none of them blank."""
     if type(corpus) is not dict or not corpus:
@@ -209,7 +242,8 @@ def _check_corpus(corpus):
                        corpus)
     for doc_id, text in corpus.items():
         if not _is_id(doc_id):
-            raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")", doc_id)
+            raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")",
+                           doc_id)
         # Text is checked for shape only: nothing here reads what it says.
         if type(text) is not str or not text.strip():
             raise _invalid("corpus[%s]" % _shown(doc_id), "expected text "
@@ -221,18 +255,18 @@ _COUNTS = ("relevant", "k", "hits", "first_hit", "generated", "supported",
 
 
 def _check_counts(counts):
-    """Check counts as tally() gives them: ints from 0 (k from 1) to 100, or None."""
+    """Check counts as tally() gives them: ints from 0 (k 1) to 100, None."""
     if type(counts) is dict:
-        _check_keys(counts, "counts")  # exact str keys, before they are compared
+        _check_keys(counts, "counts")  # exact str keys, before comparing
     if type(counts) is not dict or set(counts) != set(_COUNTS):
-        raise _invalid("counts", "expected a dict of the keys tally() gives, "
-                       "got %s", counts)
+        raise _invalid("counts", "expected a dict of the keys tally() "
+                       "gives, got %s", counts)
     for key in _COUNTS:
         value, least = counts[key], int(key == "k")
         counted = type(value) is int and least <= value <= _MAX_IDS
         if not counted and (value is not None or key in ("k", "disclosed")):
-            raise _invalid('counts["%s"]' % key, "expected an int from %s to "
-                           "100, got %s", least, value)
+            raise _invalid('counts["%s"]' % key, "expected an int from %s "
+                           "to 100, got %s", least, value)
     if (counts["relevant"] is None) != (counts["hits"] is None):
         raise _invalid('counts["hits"]', 'expected None exactly when '
                        'counts["relevant"] is None, got %s', counts["hits"])
@@ -247,161 +281,45 @@ def _check_k(k):
 
 
 # ==========================================================================
-# START OF THE CONTRACT OF ONE QUESTION: how a case and a run are checked, scored, explained.
-
-def _checked_case(case, corpus):
-    """Return the fields of a case, its shape and the rules tying its
-    fields together checked."""
-    fields = _checked_fields(case, "case", _CASE_KEYS, corpus)
-    relevant, support = fields["relevant"], fields["support"]
-    # Relevant documents need an expected claim: both empty is unanswerable.
-    if relevant and support == {}:
-        raise _invalid('case["support"]', 'expected claims for '
-                       'case["relevant"] %s, got %s', relevant, support)
-    support, optional = support or {}, fields.get("optional", {})
-    disputed = fields.get("disputed", {})
-    for key, labels in (("support", support), ("disputed", disputed)):
-        for claim_id, sources in labels.items():
-            # An expected claim's sources, agreed or disputed, are relevant.
-            if relevant is None or claim_id not in support:
-                continue
-            for source in sources:
-                if source not in relevant:
-                    raise _invalid("case[\"%s\"]['%s']" % (key, claim_id),
-                                   'source %s is not in case["relevant"]',
-                                   source)
-    for claim_id, sources in disputed.items():
-        agreed = support.get(claim_id, ()) + optional.get(claim_id, ())
-        for source in sources:  # agreed or disputed, never both
-            if source in agreed:
-                raise _invalid("case[\"disputed\"]['%s']" % claim_id,
-                               'source %s is also in case["support"] or '
-                               'case["optional"]', source)
-    for claim_id in optional:
-        if claim_id in support:
-            raise _invalid('case["optional"]',
-                           'claim %s is also in case["support"]', claim_id)
-    for claim_id in fields.get("rejected", ()):
-        # Judged unsupported by every document: it can have no source.
-        if claim_id in support or claim_id in optional or claim_id in disputed:
-            raise _invalid('case["rejected"]', 'claim %s has sources in case["support"], '
-                           'case["optional"] or case["disputed"]', claim_id)
-    for doc_id in fields.get("restricted", ()):
-        if doc_id in (relevant or ()):  # what the asker may not see cannot
-            raise _invalid('case["restricted"]',  # be their evidence
-                           'document %s is in case["relevant"]', doc_id)
-    return fields
-
+# START OF THE CONTRACT OF ONE QUESTION. The rules are in the functions
+# from _retrieval_counts() to _lenient_reading(); the public functions
+# check the inputs and put the results together (a part that is not
+# there, such as an answer never made, has no count: None).
 
 def validate(corpus, case, run, k):
     """Check every input rule, in the order corpus, case, run, k; return
     (relevant, support, retrieved, claims), the very objects checked."""
     _check_corpus(corpus)
-    fields = _checked_case(case, corpus)
+    fields = _checked_fields(case, "case", _CASE_KEYS, corpus)
+    _check_case_rules(fields)
     answer = _checked_fields(run, "run", _RUN_KEYS, corpus)
     _check_k(k)
-    return fields["relevant"], fields["support"], answer["retrieved"], answer["claims"]
+    return (fields["relevant"], fields["support"], answer["retrieved"],
+            answer["claims"])
 
 
-def _hit_ranks(relevant, retrieved, k):
-    """Return the ranks, from 1, of the relevant documents in the top k, ascending."""
+def _retrieval_counts(relevant, retrieved, k):
+    """Return the counts "relevant" (documents), "k" (slots), "hits"
+    (relevant documents in the top k) and "first_hit" (the best rank of a
+    hit, or None); each None but k when nobody labelled relevance."""
+    if relevant is None:
+        return {"relevant": None, "k": k, "hits": None, "first_hit": None}
     wanted = set(relevant)
     # Only the top k count: a relevant document ranked k + 1 is no hit.
-    return [rank for rank, doc_id in enumerate(retrieved[:k], start=1)
-            if doc_id in wanted]
-
-
-def _labels(case):
-    """Return {claim ID: sources} of every claim judged supported, expected or
-    optional; None when case["support"] is None and no judgement key is given."""
-    if case["support"] is None and not any(key in case for key in _JUDGEMENTS):
-        return None
-    # An optional claim counts as supported, but covers nothing.
-    return {**(case["support"] or {}), **case.get("optional", {})}
-
-
-def _unsupported_because(claim_id, citations, labels, visible, corpus):
-    """Return None when a claim is supported, else the first rule it breaks, each
-    checked on every citation before the next: "no citation", "no label" (in
-    labels), "not in the corpus", "not a labelled source", "outside the top k"."""
-    # Strict citations: one good citation does not excuse a bad one.
-    if not citations:
-        return "no citation"
-    if claim_id not in labels:
-        return "no label"  # nobody judged this claim supported
-    for cited in citations:
-        if cited not in corpus:
-            return "not in the corpus"  # often a typo in the run
-    for cited in citations:  # any labelled source will do, but each one
-        if cited not in labels[claim_id]:
-            return "not a labelled source"  # a real document, not backing it
-    for cited in citations:
-        if cited not in visible:
-            return "outside the top k"  # a labelled source the system hid
-    return None
-
-
-def _reasons(corpus, labels, retrieved, claims, k):
-    """Return [(claim ID, reason)] in answer order, reason None for a
-    supported claim; None when no answer is made or labels are None."""
-    if labels is None or claims is None:
-        return None
-    visible = set(retrieved[:k])  # the context the answer stage was given
-    return [(claim_id, _unsupported_because(claim_id, citations, labels, visible, corpus))
-            for claim_id, citations in claims]
-
-
-def _uncovered(support, supported):
-    """Return a tuple, in label order, of the expected claims no supported claim states."""
-    return tuple(claim_id for claim_id in support if claim_id not in supported)
-
-
-def _disclosed(restricted, retrieved, claims, k):
-    """Return a tuple of the restricted documents in the top k or cited, in their order."""
-    # The top k is the answer stage's context; a citation quotes: both are seen.
-    exposed = set(retrieved[:k])
-    for claim_id, citations in claims:
-        exposed.update(citations)
-    return tuple(doc_id for doc_id in restricted if doc_id in exposed)
-
-
-def tally(corpus, case, run, *, k=2):
-    """Validate (see validate()); return the counts behind the six values.
-
-    relevant    documents labelled relevant; None if nobody labelled them
-    k           slots in the top k
-    hits        relevant documents in the top k (None as relevant is)
-    first_hit   rank of the first of them, or None
-    generated   claims in the answer; None when the run makes no answer
-    supported   claims supported; None with no answer or nothing to judge
-    expected    claims in case["support"]; None when it is None
-    covered     expected claims a supported claim states, or None
-    disclosed   restricted documents in the top k or cited (not a score)
-    """
-    relevant, support, retrieved, claims = validate(corpus, case, run, k)
-    ranks = None if relevant is None else _hit_ranks(relevant, retrieved, k)
-    reasons = _reasons(corpus, _labels(case), retrieved, claims, k)
-    supported = None if reasons is None else [
-        claim for claim, reason in reasons if reason is None]
-    restricted = case.get("restricted", ())
+    ranks = [rank for rank, doc_id in enumerate(retrieved[:k], start=1)
+             if doc_id in wanted]
     return {
-        "relevant": None if ranks is None else len(relevant),
+        "relevant": len(relevant),
+        # Fixed slots: there are k of them, even when fewer came back.
         "k": k,
-        "hits": None if ranks is None else len(ranks),
+        "hits": len(ranks),
         "first_hit": ranks[0] if ranks else None,
-        "generated": None if claims is None else len(claims),
-        "supported": None if supported is None else len(supported),
-        "expected": None if support is None else len(support),
-        "covered": None if supported is None or support is None
-        else len(support) - len(_uncovered(support, supported)),
-        "disclosed": len(_disclosed(restricted, retrieved, claims or (), k))
-        if restricted else 0,
     }
 
 
 def _values(counts):
-    """Return the six values of checked counts, in order; None is n/a."""
-    # n/a is never 0: a value that does not apply to this question is None.
+    """Return the six values of counts tally() gives, in order."""
+    # n/a is never 0: a value that does not apply here is None.
     ranked = bool(counts["relevant"])  # some document is labelled relevant
     judged = counts["supported"] is not None and counts["generated"]
     listed = counts["covered"] is not None  # and the claims expected
@@ -410,7 +328,7 @@ def _values(counts):
         # Fixed slots: the denominator is k even when fewer came back.
         "precision": counts["hits"] / counts["k"] if ranked else None,
         "recall": counts["hits"] / counts["relevant"] if ranked else None,
-        # No relevant document in the top k: 0.0, the lowest score, not n/a.
+        # No relevant document in the top k: 0.0, the lowest score.
         "rr": (1 / first_hit if first_hit else 0.0) if ranked else None,
         "support": counts["supported"] / counts["generated"]
         if judged else None,
@@ -422,21 +340,66 @@ def _values(counts):
     }
 
 
-def scores(counts):
-    """Check counts as tally() gives them; return their six values (see _values())."""
-    _check_counts(counts)
-    return _values(counts)
+def _unsupported_because(claim_id, citations, labels, visible, corpus):
+    """Return None for a supported claim, else the first rule it breaks,
+    each checked on every citation before the next: "no citation", "no
+    label", "not in the corpus", "not a labelled source", "outside the
+    top k" (not in visible)."""
+    # Strict citations: one good citation does not excuse a bad one.
+    if not citations:
+        return "no citation"
+    if claim_id not in labels:
+        return "no label"  # nobody judged this claim supported
+    for cited in citations:
+        if cited not in corpus:
+            return "not in the corpus"  # often a typo in the run
+    for cited in citations:  # any labelled source will do, but each one
+        if cited not in labels[claim_id]:
+            return "not a labelled source"  # real, but not backing it
+    for cited in citations:
+        if cited not in visible:
+            return "outside the top k"  # a labelled source the system hid
+    return None
 
 
-def evaluate(corpus, case, run, *, k=2):
-    """Validate one question's inputs; return a dict of its six values."""
-    return _values(tally(corpus, case, run, k=k))  # counts tally() checked
+def _reasons(corpus, case, retrieved, claims, k):
+    """Return [(claim ID, reason)] in answer order, reason None for a
+    supported claim (_unsupported_because()); None when nothing judges the
+    answer: case["support"] is None and no key of _JUDGEMENTS is given."""
+    if case["support"] is None and not any(
+            key in case for key in _JUDGEMENTS):
+        return None
+    # An optional claim counts as supported, though it covers nothing.
+    labels = {**(case["support"] or {}), **case.get("optional", {})}
+    # The top k was the answer stage's context: all it could back a claim.
+    visible = set(retrieved[:k])
+    return [(claim_id, _unsupported_because(claim_id, citations, labels,
+                                            visible, corpus))
+            for claim_id, citations in claims]
+
+
+def _uncovered(support, supported):
+    """Return a tuple, in the order of support, of the expected claims
+    that no supported claim states."""
+    return tuple(claim_id for claim_id in support
+                 if claim_id not in supported)
+
+
+def _disclosed(restricted, retrieved, claims, k):
+    """Return a tuple, in the order of restricted, of the restricted
+    documents in the top k or cited."""
+    # The top k is the answer stage's context; a citation quotes it.
+    exposed = set(retrieved[:k])
+    for claim_id, citations in claims:
+        exposed.update(citations)
+    return tuple(doc_id for doc_id in restricted if doc_id in exposed)
 
 
 def _reviewed(reasons, loose, rejected):
-    """Return the strict reasons told apart by reviewers' records: a rejected claim
-    is "judged unsupported", one only the lenient reading (loose) supports "only a
-    disputed label supports it", one with no agreed label takes loose's reason."""
+    """Return the strict reasons as reviewers' records tell them apart:
+    a claim in rejected is "judged unsupported", whatever else it breaks;
+    one only the lenient reading (loose) supports, "only a disputed label
+    supports it"; one with "no label" takes loose's reason."""
     told = []
     for (claim_id, reason), (_, loose_reason) in zip(reasons, loose):
         if claim_id in rejected:
@@ -449,53 +412,92 @@ def _reviewed(reasons, loose, rejected):
     return told
 
 
-def lenient(case):
-    """Return a new case (a new dict) with every disputed label and no "disputed"
-    key: the lenient reading. A disputed source follows its claim's agreed ones,
-    in "support" if expected, else "optional": which claims are expected, and
-    whether answers are judged, never change. Checked as validate() does, IDs alone."""
-    fields = _checked_case(case, None)
-    reading = {key: value for key, value in case.items() if key != "disputed"}
-    if "disputed" in fields:
-        support = dict(fields["support"] or {})
-        optional = dict(fields.get("optional", {}))
-        for claim_id, sources in fields["disputed"].items():
+def _lenient_reading(case):
+    """Return a new case, every disputed label agreed and no "disputed"
+    key. A disputed source follows its claim's agreed ones: in "support"
+    when the claim is expected, else in "optional", which is added only
+    when it gets a claim or "support" is None (the case stays judged)."""
+    reading = {key: value for key, value in case.items()
+               if key != "disputed"}
+    if "disputed" in case:
+        support = dict(case["support"] or {})
+        optional = dict(case.get("optional", {}))
+        for claim_id, sources in case["disputed"].items():
             labels = support if claim_id in support else optional
             labels[claim_id] = labels.get(claim_id, ()) + sources
-        if fields["support"] is not None:
+        if case["support"] is not None:
             reading["support"] = support
-        if optional or fields["support"] is None:  # still judged
+        if optional or case["support"] is None:  # still judged
             reading["optional"] = optional
     return reading
 
 
-def explain(corpus, case, run, *, k=2):
-    """Validate like evaluate(); return three tuples:
-
-    claims      (claim ID, reason) in answer order, reason None for a supported
-                claim, else the first rule it breaks (_unsupported_because()) as
-                reviewers' records tell them apart (_reviewed()); None with no
-                answer or nothing to judge it
-    uncovered   expected claims no supported claim states, in label order;
-                None also when case["support"] is None
-    disclosed   restricted documents in the top k or cited, in their order
-    """
+def tally(corpus, case, run, *, k=2):
+    """Validate; return the counts behind the six values: those of
+    _retrieval_counts(), then the claims "generated", "supported",
+    "expected" and "covered", each None when its part is not there, and
+    the restricted documents "disclosed" (a count, never a score)."""
     relevant, support, retrieved, claims = validate(corpus, case, run, k)
-    reasons = _reasons(corpus, _labels(case), retrieved, claims, k)
+    counts = _retrieval_counts(relevant, retrieved, k)
+    reasons = None if claims is None else _reasons(
+        corpus, case, retrieved, claims, k)
+    supported = None if reasons is None else [
+        claim_id for claim_id, reason in reasons if reason is None]
+    uncovered = None if supported is None or support is None \
+        else _uncovered(support, supported)
     restricted = case.get("restricted", ())
-    disclosed = restricted and _disclosed(restricted, retrieved, claims or (), k)
+    counts.update(
+        generated=None if claims is None else len(claims),
+        supported=None if supported is None else len(supported),
+        expected=None if support is None else len(support),
+        covered=None if uncovered is None else len(support) - len(uncovered),
+        disclosed=len(_disclosed(restricted, retrieved, claims or (), k))
+        if restricted else 0)
+    return {key: counts[key] for key in _COUNTS}  # in the contract's order
+
+
+def lenient(case):
+    """Check a case as validate() does, its documents as IDs alone;
+    return its lenient reading (_lenient_reading())."""
+    _check_case_rules(_checked_fields(case, "case", _CASE_KEYS, None))
+    return _lenient_reading(case)
+
+
+def scores(counts):
+    """Check counts as tally() gives them; return their six values."""
+    _check_counts(counts)
+    return _values(counts)
+
+
+def evaluate(corpus, case, run, *, k=2):
+    """Validate one question's inputs; return a dict of its six values."""
+    return _values(tally(corpus, case, run, k=k))  # counts tally() checked
+
+
+def explain(corpus, case, run, *, k=2):
+    """Validate like evaluate(); return three tuples: "claims", each
+    claim's reason (_reasons(), told apart by _reviewed()), or None with
+    no answer or nothing to judge it; "uncovered" (_uncovered()), None
+    also when case["support"] is None; "disclosed" (_disclosed())."""
+    relevant, support, retrieved, claims = validate(corpus, case, run, k)
+    reasons = None if claims is None else _reasons(
+        corpus, case, retrieved, claims, k)
+    restricted = case.get("restricted", ())
+    disclosed = restricted and _disclosed(restricted, retrieved,
+                                          claims or (), k)
     if reasons is None:
         return {"claims": None, "uncovered": None, "disclosed": disclosed}
     supported = [claim for claim, reason in reasons if reason is None]
+    uncovered = None if support is None else _uncovered(support, supported)
     if "disputed" in case or "rejected" in case:  # what reviewers recorded
         loose = reasons if "disputed" not in case else _reasons(
-            corpus, _labels(lenient(case)), retrieved, claims, k)
+            corpus, lenient(case), retrieved, claims, k)
         reasons = _reviewed(reasons, loose, case.get("rejected", ()))
-    uncovered = None if support is None else _uncovered(support, supported)
-    return {"claims": tuple(reasons), "uncovered": uncovered, "disclosed": disclosed}
+    return {"claims": tuple(reasons), "uncovered": uncovered,
+            "disclosed": disclosed}
 
 
-# END OF THE CONTRACT OF ONE QUESTION: a course lab ends here; the full module goes on.
+# END OF THE CONTRACT OF ONE QUESTION
 # ==========================================================================
 
 __all__ += ["MEASURES", "ndcg", "tally_system", "explain_system",

@@ -1,15 +1,15 @@
-"""Print the scores of systems A and B on the fixture, question by question.
+"""Print the six values evaluate() gives each question and system:
 
     python demo.py
 
-Each row is one question and one system, the values evaluate() gives.
+A row says "not run" where the fixture holds no run of that system.
 """
 import sys
 
-if __name__ == "__main__":  # Ctrl-C, or a reader that stops, ends it: no traceback
-    import _signal
-    _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
-    _signal.signal(getattr(_signal, "SIGPIPE", _signal.SIGINT), _signal.SIG_DFL)
+if __name__ == "__main__":  # Ctrl-C, or a reader that stops: no traceback
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(getattr(signal, "SIGPIPE", signal.SIGINT), signal.SIG_DFL)
 
 from evaluate import evaluate  # noqa: E402 (after Ctrl-C is set)
 from fixtures import CASES, CORPUS, RUNS  # noqa: E402
@@ -18,8 +18,7 @@ COLUMNS = ("P@%d", "R@%d", "RR@%d", "support", "coverage", "abstention")
 
 
 def cell(value):
-    """Return a value as the table shows it: two decimals, None as n/a, a
-    bool as yes or no."""
+    """Return a value as the table shows it: 0.50, n/a, yes or no."""
     if value is None:
         return "n/a"
     if value is True or value is False:  # before numbers: a bool is an int
@@ -29,21 +28,25 @@ def cell(value):
 
 def table_lines(rows, k=2):
     """Return the per-question table: a header, then a line for each
-    ('case system', its six values) of rows."""
+    ('case system', its six values, or None for a run not made) of rows."""
     header = " ".join(label.replace("%d", str(k)) for label in COLUMNS)
     lines = ["case system | " + header]
     for where, values in rows:
-        lines.append("%s | %s" % (where, " ".join(map(cell, values))))
+        shown = "not run" if values is None else " ".join(map(cell, values))
+        lines.append("%s | %s" % (where, shown))
     return lines
 
 
 def fixture_rows(k=2):
-    """Return ('case system', the six values evaluate() gives) of each run
-    of the fixture, in the order of its cases and systems."""
+    """Return ('case system', the six values, or None) for each case of the
+    fixture and each system that ran any case, in the fixture's order."""
+    systems = dict.fromkeys(system for runs in RUNS.values()
+                            for system in runs)
     rows = []
     for name, case in CASES.items():
-        for system, run in RUNS[name].items():
-            values = evaluate(CORPUS, case, run, k=k).values()
+        for system in systems:
+            run = RUNS.get(name, {}).get(system)
+            values = run and evaluate(CORPUS, case, run, k=k).values()
             rows.append(("%s %s" % (name, system), values))
     return rows
 
@@ -54,18 +57,6 @@ def fixture_rows(k=2):
 import os  # noqa: E402
 from evaluate import MEASURES, EvaluationError, load_data, p_text, report  # noqa: E402
 from fixtures import POLICY  # noqa: E402
-
-LAB_MAIN = '''
-
-def main():
-    """Print the per-question table of the fixture; return 0."""
-    print("\\n".join(table_lines(fixture_rows())))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-'''
 
 USAGE = """\
 usage: python demo.py [--summary] [--explain] [--json] [--gate] [--data FILE.json]
@@ -490,75 +481,6 @@ def rendered(result, options):
     return "\n".join(text)
 
 
-# The course lab: each file cut from this project's own at its marker line.
-LAB_CUTS = {  # file: the line that ends the lab's part, or None for all of it
-    "evaluate.py": "# END OF THE CONTRACT OF ONE QUESTION",
-    "test_evaluate.py": "# END OF THE LAB'S TESTS",
-    "demo.py": "# END OF THE LAB'S DEMO",
-    "README.md": "<!-- END OF THE LAB -->",
-    "fixtures.py": "# END OF THE LAB'S FIXTURE", "LICENSE": None}
-LAB_ENDINGS = {  # what the lab's file gets after its part
-    "demo.py": LAB_MAIN,
-    "test_evaluate.py": '\n\nif __name__ == "__main__":\n    unittest.main()\n'}
-EXERCISE = ("_hit_ranks", "_values", "_unsupported_because", "_uncovered",
-            "_reviewed", "_disclosed", "lenient")  # the rules, in the walk's order
-
-
-def lab_files(exercise):
-    """Return {file name: text} of the course lab, EXERCISE stubbed if exercise."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    files = {}
-    for name, marker in LAB_CUTS.items():
-        with open(os.path.join(here, name), encoding="utf-8") as file:
-            text = file.read()
-        if marker is not None:
-            lines = text.split("\n")
-            end = next(index for index, line in enumerate(lines)
-                       if line.startswith(marker))
-            if name == "evaluate.py":
-                end += 2  # the END line and the rule below it
-            text = "\n".join(lines[:end]).rstrip("\n") + "\n"
-        files[name] = text + LAB_ENDINGS.get(name, "")
-    if exercise:
-        files["evaluate.py"] = stubbed(files["evaluate.py"], EXERCISE)
-    return files
-
-
-def stubbed(source, names):
-    """Return source with each named function's body, past its docstring, a raise."""
-    import ast
-    lines = source.split("\n")
-    nodes = [node for node in ast.parse(source).body
-             if isinstance(node, ast.FunctionDef) and node.name in names]
-    for node in sorted(nodes, key=lambda node: -node.lineno):  # bottom up
-        indent = " " * node.body[0].col_offset
-        lines[node.body[0].end_lineno:node.end_lineno] = [
-            indent + "raise NotImplementedError"]
-    return "\n".join(lines)
-
-
-def write_lab(folder, exercise):
-    """Write the course lab into a new or empty folder; return the exit status."""
-    try:
-        files = lab_files(exercise)  # all read before anything is written
-        if os.path.lexists(folder) and (not os.path.isdir(folder)
-                                        or os.listdir(folder)):
-            raise OSError("is not a new or empty folder")
-        os.makedirs(folder, exist_ok=True)
-        for name, text in files.items():
-            with open(os.path.join(folder, name), "x", encoding="utf-8") as file:
-                file.write(text)
-    except (OSError, StopIteration) as error:
-        reason = getattr(error, "strerror", None) or str(error) or "a marker is missing"
-        write("demo.py --lab %s: %s\n" % (ascii(folder), reason), "stderr")
-        return 1
-    steps = ("python -m unittest: each failure names the next rule to write "
-             "(python demo.py works once they all pass)") if exercise else \
-        "python demo.py and python -m unittest"
-    return write("wrote the course lab%s into %s: cd there, then %s\n" % (
-        " exercise" * exercise, folder, steps))
-
-
 def gated(result):
     """Return NOT_ACCEPTED unless every candidate is accepted, and a line on each."""
     systems, decisions = result["systems"], result["summary"]["decisions"]
@@ -583,7 +505,8 @@ def main(arguments=None):
         word = rest.pop(0)
         if word in OPTIONS and word not in options:
             options.append(word)
-        elif word in ("--data", "--lab") and word not in paths and rest:
+        elif word in ("--data", "--lab") and word not in paths and rest and not (
+                word == "--lab" and rest[0].startswith("-")):  # a path, not an option
             paths[word] = rest.pop(0)
         else:
             why = "%s is not an option" % ascii(word)
@@ -651,6 +574,127 @@ def write(text, stream="stdout"):
                 error.strerror or error), "stderr")
         return 74
     return 0
+
+
+# --- The course lab --------------------------------------------------------
+# python demo.py --lab FOLDER [--exercise] writes it: each file cut from this
+# project's own at its marker line, written aside, then moved into place.
+
+LAB_MAIN = """
+
+def main():
+    \"\"\"Print the per-question table of the fixture.\"\"\"
+    print("\\n".join(table_lines(fixture_rows())))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+"""
+LAB_CUTS = {  # file: the line that ends the lab's part, or None for all of it
+    "evaluate.py": "# END OF THE CONTRACT OF ONE QUESTION",
+    "test_evaluate.py": "# END OF THE LAB'S TESTS",
+    "demo.py": "# END OF THE LAB'S DEMO",
+    "README.md": "<!-- END OF THE LAB -->",
+    "fixtures.py": "# END OF THE LAB'S FIXTURE", "LICENSE": None}
+LAB_ENDINGS = {  # what the lab's file gets after its part
+    "demo.py": LAB_MAIN,
+    "test_evaluate.py": '\n\nif __name__ == "__main__":\n    unittest.main()\n'}
+EXERCISE = ("_retrieval_counts", "_values", "_reasons", "_uncovered",
+            "_unsupported_because", "_disclosed", "_reviewed",
+            "_lenient_reading")  # the steps, in the order the tests ask
+
+
+def lab_files(exercise):
+    """Return {file name: text} of the course lab, EXERCISE stubbed if exercise."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = {}
+    for name, marker in LAB_CUTS.items():
+        with open(os.path.join(here, name), encoding="utf-8") as file:
+            text = file.read()
+        if marker is not None:
+            lines = text.split("\n")
+            end = next(index for index, line in enumerate(lines)
+                       if line.startswith(marker))
+            if name == "evaluate.py":
+                end += 2  # the END line and the rule below it
+            text = "\n".join(lines[:end]).rstrip("\n") + "\n"
+        files[name] = text + LAB_ENDINGS.get(name, "")
+    if exercise:
+        files["evaluate.py"] = stubbed(files["evaluate.py"], EXERCISE)
+    return files
+
+
+def stubbed(source, names):
+    """Return source with each named function's body, past its docstring, a raise."""
+    import ast
+    lines = source.split("\n")
+    nodes = [node for node in ast.parse(source).body
+             if isinstance(node, ast.FunctionDef) and node.name in names]
+    for node in sorted(nodes, key=lambda node: -node.lineno):  # bottom up
+        indent = " " * node.body[0].col_offset
+        lines[node.body[0].end_lineno:node.end_lineno] = [
+            indent + "raise NotImplementedError"]
+    return "\n".join(lines)
+
+
+def missing_folders(path):
+    """Return path and the folders above it that do not exist, topmost first."""
+    missing = []
+    while not os.path.lexists(path):
+        missing.insert(0, path)
+        path = os.path.dirname(path)
+    return missing
+
+
+def placed(aside, target, moved):
+    """Move the folder aside to target or, when target is an empty folder
+    already (whoever sits in it stays there), its files into target, each
+    noted in moved."""
+    if not os.path.isdir(target):
+        os.rename(aside, target)
+        return
+    for name in os.listdir(aside):
+        os.rename(os.path.join(aside, name), os.path.join(target, name))
+        moved.append(os.path.join(target, name))
+    os.rmdir(aside)
+
+
+def write_lab(folder, exercise):
+    """Write the course lab into a new or empty folder, whole or not at all
+    (written aside, then moved into place); return the exit status."""
+    import shutil
+    import tempfile
+    target = os.path.abspath(folder)
+    made, moved = [], []  # what this call made: undone on any fault
+    try:
+        files = lab_files(exercise)  # all read before anything is written
+        if os.path.lexists(target) and (not os.path.isdir(target)
+                                        or os.listdir(target)):
+            raise OSError("is not a new or empty folder")
+        made = missing_folders(os.path.dirname(target))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        aside = tempfile.mkdtemp(".part", ".lab-", os.path.dirname(target))
+        made.append(aside)
+        umask = os.umask(0o22)  # (read by setting it, then put back)
+        os.umask(umask)
+        os.chmod(aside, 0o777 & ~umask)  # as a folder made new would be
+        for name, text in files.items():
+            with open(os.path.join(aside, name), "x", encoding="utf-8") as file:
+                file.write(text)
+        placed(aside, target, moved)
+    except (OSError, StopIteration) as error:
+        for path in moved:
+            os.remove(path)
+        for path in made[::-1]:
+            shutil.rmtree(path, ignore_errors=True)
+        reason = getattr(error, "strerror", None) or str(error) or "a marker is missing"
+        write("demo.py --lab %s: %s\n" % (ascii(folder), reason), "stderr")
+        return 1
+    steps = ("python -m unittest: each failure names the next rule to write "
+             "(python demo.py works once they all pass)") if exercise else \
+        "python demo.py and python -m unittest"
+    return write("wrote the course lab%s into %s: cd there, then %s\n" % (
+        " exercise" * exercise, ascii(folder), steps))
 
 
 if __name__ == "__main__":

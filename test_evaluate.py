@@ -345,9 +345,9 @@ class WorkedChecks(TestCase):
             return method()
         except NotImplementedError as stub:
             where = traceback.extract_tb(stub.__traceback__)[-1]
-        self.fail("%s() is yours to write: in evaluate.py, line %d, it "
-                  "still raises NotImplementedError" % (where.name,
-                                                        where.lineno))
+        self.fail("%s() in evaluate.py, line %d, is yours to write: it "
+                  "still raises\nNotImplementedError." % (where.name,
+                                                         where.lineno))
 
     # Validation: validate() checks every input before anything is counted.
 

@@ -555,25 +555,6 @@ class WorkedChecks(TestCase):
             counts = evaluate.tally(CORPUS, case, run)
             self.assertEqual(counts["supported"], 1, citations)
 
-    def test_a_claim_gets_the_first_rule_it_breaks(self):
-        def reason(citations, claim="switch", k=2):  # checklist third
-            run = {"retrieved": ("rollback", "archive", "checklist"),
-                   "claims": ((claim, citations),)}
-            return evaluate.explain(CORPUS, CASE, run, k=k)["claims"][0][1]
-        rows = [
-            ((("rollback",),), None),                      # supported
-            (((),), "no citation"),
-            ((("rollback",), "swtich"), "no label"),       # a typo in the ID
-            (((), "swtich"), "no citation"),               # checked first
-            ((("rollbak",),), "not in the corpus"),        # a typo
-            ((("rollback", "rollbak"),), "not in the corpus"),
-            ((("archive",),), "not a labelled source"),
-            ((("archive", "rollbak"),), "not in the corpus"),  # first
-            ((("checklist",), "smoke"), "outside the top k"),  # third
-            ((("checklist",), "smoke", 3), None),
-            ((("checklist", "archive"), "smoke"), "not a labelled source")]
-        self.assertRows(reason, rows)
-
     # The rest of step 3: what the answer stage saw, and the answer's order.
 
     def test_a_source_outside_the_top_k_supports_nothing(self):
@@ -595,6 +576,25 @@ class WorkedChecks(TestCase):
         counts = evaluate.tally(CORPUS, case, RUNS["launch"]["B"])
         self.assertEqual((counts["supported"], counts["expected"],
                           counts["covered"]), (2, 1, 1))
+
+    def test_a_claim_gets_the_first_rule_it_breaks(self):
+        def reason(citations, claim="switch", k=2):  # checklist third
+            run = {"retrieved": ("rollback", "archive", "checklist"),
+                   "claims": ((claim, citations),)}
+            return evaluate.explain(CORPUS, CASE, run, k=k)["claims"][0][1]
+        rows = [
+            ((("rollback",),), None),                      # supported
+            (((),), "no citation"),
+            ((("rollback",), "swtich"), "no label"),       # a typo in the ID
+            (((), "swtich"), "no citation"),               # checked first
+            ((("rollbak",),), "not in the corpus"),        # a typo
+            ((("rollback", "rollbak"),), "not in the corpus"),
+            ((("archive",),), "not a labelled source"),
+            ((("archive", "rollbak"),), "not in the corpus"),  # first
+            ((("checklist",), "smoke"), "outside the top k"),  # third
+            ((("checklist",), "smoke", 3), None),
+            ((("checklist", "archive"), "smoke"), "not a labelled source")]
+        self.assertRows(reason, rows)
 
     # The rest of step 4: coverage counts the supported expected claims.
 

@@ -1,29 +1,25 @@
 """Walk the exercise lab as a student would, and rewrite the scorer twice.
 
-`python demo.py --lab FOLDER --exercise` writes the course lab with the body of
-each function of the contract that holds a rule replaced by
-`raise NotImplementedError`. A student runs `python -m unittest`, writes the
-function that the first failure names, and runs it again. This script checks:
+`python demo.py --lab FOLDER --exercise` writes the course lab with each
+function of demo.EXERCISE a stub. This script checks, on the Python that
+runs it:
 
-1. the walk: with the first n functions of STEPS written back, `python -m
-   unittest` in the lab prints at most 40 lines and one FAIL/ERROR block, the
-   first worked check of the next function's rule, whose traceback ends in
-   that function; with all of them written, the suite passes;
-2. (CPython 3.9+, for ast.unparse) the contract of one question in other
-   words: every private function and class between its START and END lines
-   renamed, every local name changed, every function reformatted;
-3. the contract written from scratch by another hand (.ci/own_contract.py:
-   the public functions only, with helpers of its own and another plan).
-   Each of 2 and 3 must pass the whole suite, in the project and in the lab,
-   and make demo.py print the same bytes.
+1. the walk: with the functions of the steps before n written back,
+   `python -m unittest` in the lab prints at most 40 lines and one FAIL
+   block, the first check of step n, saying "the rule broken:" and naming
+   the function to write; a class that stops at step CLASS sees that block
+   name the first homework check; with every step written, the suite passes;
+2. (CPython 3.9+) the contract of one question in other words: each private
+   function between START and END renamed, each local, and reformatted;
+3. the contract written from scratch by another hand (.ci/own_contract.py).
+   Each of 2 and 3 passes the whole suite, in the project and in the lab,
+   and makes demo.py print the same bytes.
 
-    python .ci/exercise.py        the checks, one line each, then "N passed, N failed"
-    python .ci/exercise.py --help this text
+    python .ci/exercise.py        one line per check, then "N passed, N failed"
 """
 import ast
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,19 +29,17 @@ sys.path.insert(0, ROOT)
 import demo  # noqa: E402  (after the path is set)
 from reporting import reported  # noqa: E402  (.ci's own module)
 
-FILES = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py", "README.md")
-# The function to write at each step, and the worked check that asks for it.
-STEPS = [
-    ("_hit_ranks", "test_the_top_k_holds_k_documents_no_more_no_fewer"),
+STEPS = [  # the function each step writes, and the check that asks for it
+    ("_retrieval_counts", "test_the_top_k_holds_k_documents_no_more_no_fewer"),
     ("_values", "test_precision_divides_the_hits_by_k"),
-    ("_unsupported_because", "test_a_claim_citing_its_labelled_source_in_the_top_k_is_supported"),
-    ("_uncovered", "test_expected_claims_are_counted_from_the_labels"),
-    ("_reviewed", "test_a_rejected_claim_is_told_from_one_nobody_reviewed"),
+    ("_reasons", "test_an_answer_is_judged_when_some_label_judges_it"),
+    ("_uncovered", "test_uncovered_claims_come_in_label_order"),
+    ("_unsupported_because", "test_a_claim_citing_its_labelled_source_is_supported"),
     ("_disclosed", "test_a_restricted_document_in_the_top_k_or_cited_is_disclosed"),
-    ("lenient", "test_the_lenient_reading_adds_each_disputed_source_and_expects_no_new_claim"),
-]
+    ("_reviewed", "test_a_rejected_claim_is_told_from_one_nobody_reviewed"),
+    ("_lenient_reading", "test_lenient_agrees_each_disputed_label_in_a_new_case")]
+CLASS = 6  # the steps of a two-hour class; the rest is homework
 START, END = "START OF THE CONTRACT OF ONE QUESTION", "END OF THE CONTRACT OF ONE QUESTION"
-MAX_LINES = 40
 DEMO_OPTIONS = ([], ["--explain", "--summary"], ["--json", "--summary", "--explain"])
 
 
@@ -57,63 +51,60 @@ def run_suite(folder):
 
 
 def blocks(output):
-    """Return the FAIL/ERROR blocks of unittest's output: [(test name, lines)]."""
+    """Return the FAIL/ERROR blocks of unittest's output: [(kind, test, lines)]."""
     found = []
     for line in output.splitlines():
         if line.startswith(("FAIL: ", "ERROR: ")):
-            found.append((line.split()[1], []))
+            found.append((line.split(":")[0], line.split()[1], []))
         elif found:
-            found[-1][1].append(line)
+            found[-1][2].append(line)
     return found
 
 
-def function_raised(lines):
-    """Return the evaluate.py function in which a traceback ends, or None."""
-    named = re.findall(r'evaluate\.py", line \d+, in (\w+)$', "\n".join(lines), re.M)
-    return named[-1] if named else None
+def lab_or_project(lab):
+    """Return {file name: text} of the course lab, or of the project's files."""
+    if lab:
+        return demo.lab_files(exercise=False)
+    files = {}
+    for name in demo.LAB_CUTS:
+        with open(os.path.join(ROOT, name), encoding="utf-8") as file:
+            files[name] = file.read()
+    return files
 
 
-def write_lab(folder, evaluate_source=None):
-    """Write the course lab into folder, its evaluate.py replaced if given."""
-    files = demo.lab_files(exercise=False)
-    if evaluate_source is not None:
-        files["evaluate.py"] = evaluate_source
+def written(folder, files):
+    """Write files ({name: text}) into folder, made if need be; return folder."""
     os.makedirs(folder, exist_ok=True)
     for name, text in files.items():
         with open(os.path.join(folder, name), "w", encoding="utf-8") as file:
             file.write(text)
+    return folder
 
 
 def walk(scratch):
     """Yield (label, problem or None) for each step of the exercise walk."""
-    lab = demo.lab_files(exercise=False)["evaluate.py"]
-    names = [name for name, check in STEPS]
-    if demo.lab_files(exercise=True)["evaluate.py"] != demo.stubbed(lab, names):
+    lab, names = lab_or_project(True), [name for name, check in STEPS]
+    stubbed = demo.stubbed(lab["evaluate.py"], names)
+    if list(demo.EXERCISE) != names or demo.lab_files(True)["evaluate.py"] != stubbed:
         yield "the exercise lab stubs the functions of STEPS", "it stubs others"
-    processes = []
-    for step in range(len(STEPS) + 1):
-        folder = os.path.join(scratch, "step%d" % step)
-        write_lab(folder, demo.stubbed(lab, names[step:]))
-        processes.append(run_suite(folder))
+    processes = [run_suite(written(os.path.join(scratch, "step%d" % step), dict(
+        lab, **{"evaluate.py": demo.stubbed(lab["evaluate.py"], names[step:])})))
+        for step in range(len(STEPS) + 1)]
     for step, process in enumerate(processes):
         output = process.communicate()[0]
-        label = "exercise, %s" % ("every rule left to write" if step == 0 else
-                                  "%s() written" % names[step - 1])
+        label = "exercise, steps 1 to %d written" % step if step else "a fresh exercise"
         if step == len(STEPS):
-            yield label + ": the suite passes", None if process.returncode == 0 else output[-800:]
+            yield label + ": the suite passes", None if process.returncode == 0 else output
             return
-        function, check = STEPS[step]
-        found, problems = blocks(output), []
-        if len(output.splitlines()) > MAX_LINES:
-            problems.append("%d lines, more than %d" % (len(output.splitlines()), MAX_LINES))
-        if len(found) != 1:
-            problems.append("%d FAIL/ERROR blocks, not 1" % len(found))
-        name, block = found[0] if found else (None, [])
-        if name != check:
-            problems.append("the first block is %s, not %s" % (name, check))
-        if function_raised(block) != function:
-            problems.append("the traceback ends in %s, not %s" % (function_raised(block),
-                                                                  function))
+        (function, check), found = STEPS[step], blocks(output)
+        text = "\n".join(found[0][2]) if found else ""
+        problems = ["%d lines" % len(output.splitlines())] * (len(output.splitlines()) > 40)
+        problems += ["blocks %s" % [name for kind, name, lines in found]] * (
+            [name for kind, name, lines in found] != [check])
+        problems += ["no %r" % words for words in ("the rule broken: " + check[5:].replace(
+            "_", " "), "%s() in evaluate.py" % function) if words not in text]
+        if step == CLASS:
+            label += " (the class path): every class check passes, then homework"
         yield "%s: %s asks for %s()" % (label, check, function), "; ".join(problems) or None
 
 
@@ -131,43 +122,35 @@ class Renamer(ast.NodeTransformer):
         return node
 
 
-def contract_lines(source):
-    """Return the line numbers (from 1) of the START and END comment lines."""
+def between(source, region):
+    """Return source with the lines between its START and END lines made region(lines)."""
     lines = source.split("\n")
-    return tuple(next(number for number, line in enumerate(lines, start=1)
-                      if line.startswith("#") and word in line) for word in (START, END))
+    start, end = (next(number for number, line in enumerate(lines, start=1)
+                       if line.startswith("#") and word in line) for word in (START, END))
+    return "\n".join(lines[:start] + region(lines[start:end - 1]) + lines[end - 1:])
 
 
-def rewritten(source):
-    """Return source with the contract of one question in other words: each function
-    between the START and END lines rewritten by ast.unparse (no comment, other
-    formatting) with other local names, and each private function renamed."""
-    start, end = contract_lines(source)
-    lines = source.split("\n")
-    tree = ast.parse("\n".join(lines[start:end - 1]))
+def in_other_words(lines):
+    """Return the lines of the contract rewritten by ast.unparse (no comment, other
+    formatting), other local names, each private function renamed."""
+    tree = ast.parse("\n".join(lines))
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             Renamer(node).visit(node)
     region = ast.unparse(ast.fix_missing_locations(tree))
-    private = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef,
-                                                                    ast.ClassDef))
-               and node.name.startswith("_")]
-    for index, name in enumerate(private):
-        region = re.sub(r"\b%s\b" % re.escape(name), "_own_helper_%d" % index, region)
-    return "\n".join(lines[:start] + region.split("\n") + lines[end - 1:])
+    for index, node in enumerate(node for node in tree.body if isinstance(
+            node, (ast.FunctionDef, ast.ClassDef)) and node.name.startswith("_")):
+        region = re.sub(r"\b%s\b" % re.escape(node.name), "_own_helper_%d" % index, region)
+    return region.split("\n")
 
 
-def own_contract(source):
-    """Return source with everything between the START and END lines replaced by
-    the contract .ci/own_contract.py writes from scratch."""
-    start, end = contract_lines(source)
-    lines = source.split("\n")
+def from_scratch(lines):
+    """Return the contract .ci/own_contract.py writes from scratch, as lines."""
     with open(os.path.join(ROOT, ".ci", "own_contract.py"), encoding="utf-8") as file:
-        own = file.read().rstrip("\n").split("\n")
-    return "\n".join(lines[:start] + own + lines[end - 1:])
+        return file.read().rstrip("\n").split("\n")
 
 
-def demo_outputs(folder, options=DEMO_OPTIONS):
+def demo_outputs(folder, options):
     """Return the standard output of demo.py with each of options, run in folder."""
     return [subprocess.run([sys.executable, "demo.py"] + option, cwd=folder,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE).stdout
@@ -177,25 +160,15 @@ def demo_outputs(folder, options=DEMO_OPTIONS):
 def rewrite_checks(scratch):
     """Yield (label, problem or None): each rewrite passes the suite, in the project
     and in the lab, and demo.py prints what it prints with the contract as written."""
-    with open(os.path.join(ROOT, "evaluate.py"), encoding="utf-8") as file:
-        source = file.read()
-    lab = demo.lab_files(exercise=False)["evaluate.py"]
-    versions = [("own contract", own_contract)]
-    if sys.version_info >= (3, 9):  # ast.unparse is new in 3.9
-        versions.insert(0, ("rewrite in other words", rewritten))
+    versions = [("own contract", from_scratch)] + [
+        ("rewrite in other words", in_other_words)] * (sys.version_info >= (3, 9))
     processes = []
-    for what, rewrite in versions:
-        for where in ("project", "lab"):
-            folder = os.path.join(scratch, "%s-%s" % (what.replace(" ", "-"), where))
-            os.mkdir(folder)
-            if where == "lab":
-                write_lab(folder, rewrite(lab))
-            else:
-                for name in FILES:
-                    shutil.copy(os.path.join(ROOT, name), folder)
-                with open(os.path.join(folder, "evaluate.py"), "w", encoding="utf-8") as file:
-                    file.write(rewrite(source))
-            processes.append((what, where, folder, run_suite(folder)))
+    for (what, region), where in [(version, where) for version in versions
+                                  for where in ("project", "lab")]:
+        files = lab_or_project(where == "lab")
+        folder = written(os.path.join(scratch, "%s-%s" % (what, where)), dict(
+            files, **{"evaluate.py": between(files["evaluate.py"], region)}))
+        processes.append((what, where, folder, run_suite(folder)))
     for what, where, folder, process in processes:
         output = process.communicate()[0]
         yield "%s passes the suite, in the %s" % (what, where), \
@@ -206,14 +179,6 @@ def rewrite_checks(scratch):
             None if same else "other output"
 
 
-def main(arguments):
-    """Run the checks."""
-    if arguments:
-        print(__doc__)
-        return 0 if arguments in (["-h"], ["--help"]) else 2
-    with tempfile.TemporaryDirectory() as scratch:
-        return reported(list(walk(scratch)) + list(rewrite_checks(scratch)))
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    with tempfile.TemporaryDirectory() as scratch:
+        sys.exit(reported(list(walk(scratch)) + list(rewrite_checks(scratch))))

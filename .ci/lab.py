@@ -1,49 +1,48 @@
 """Build the course labs as a course author would, and check what they hand out.
 
-`python demo.py --lab FOLDER` cuts the lab from the project's own files at
-their marker lines; `--exercise` leaves the rules of one question to write.
-This script checks, on the Python that runs it:
-
-1. the cut: each file of the lab within its size (evaluate.py 520 lines,
-   test_evaluate.py 800, demo.py 60, README.md 200), and no name defined in
-   evaluate.py both above its END line and below it (else the full module
-   would run another function than the lab of the same name);
-2. both labs written into new folders; in the lab, `python demo.py` prints
-   the expected bytes and `python -m unittest` passes, from the lab folder
-   and from another one; in the exercise lab, the suite fails at its first
-   rule, and nothing else than the bodies of the functions to write differs;
-3. a lab folder that is not new or empty, a path that is a file, or one that
-   cannot be written: status 1, one line on standard error, nothing written.
+`python demo.py --lab FOLDER [--exercise]` cuts the lab from the project's own
+files at their marker lines. On the Python that runs it, this script checks:
+1. both labs written, each file within its size and 79 columns; nothing of the
+   full module but the README's "Beyond the lab" (no tags, no policy), `signal`
+   not `_signal`, what to read said; no name of evaluate.py defined both above
+   its END line and below it;
+2. the lab's demo.py prints the expected bytes and its suite passes, from its
+   folder and another; the exercise's first failure names a rule and step 1;
+3. refusals, each in one line with nothing written: a folder not empty, a file,
+   a folder that cannot be written (status 1), an option after --lab (status
+   2); a write that fails half way (open() failing) leaves nothing, and a rerun
+   works; a folder's name shown by ascii() on one line.
 
     python .ci/lab.py        one line per check, then "N passed, N failed"
 """
 import ast
+import contextlib
+import io
 import os
 import subprocess
 import sys
 import tempfile
 
+from exercise import ROOT, blocks, demo, run_suite  # .ci's own module
 from reporting import reported  # .ci's own module
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPECTED = os.path.join(ROOT, ".ci", "expected_demo_output.txt")
 SIZES = {"evaluate.py": 520, "test_evaluate.py": 800, "demo.py": 60, "README.md": 200}
 
 
-def demo(*arguments, cwd=ROOT):
-    """Run demo.py of the project; return (status, stdout, stderr)."""
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "demo.py")] + list(arguments),
-                          cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+def run_demo(*arguments, cwd=ROOT, script=os.path.join(ROOT, "demo.py")):
+    """Run a demo.py; return (status, stdout, stderr)."""
+    done = subprocess.run([sys.executable, script] + list(arguments), cwd=cwd,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True)
     return done.returncode, done.stdout, done.stderr
 
 
 def defined_twice():
-    """Return the names that evaluate.py defines both above its END line and below."""
+    """Return the names evaluate.py defines both above its END line and below."""
     with open(os.path.join(ROOT, "evaluate.py"), encoding="utf-8") as file:
         source = file.read()
-    end = next(number for number, line in enumerate(source.split("\n"), start=1)
-               if line.startswith("# END OF THE CONTRACT OF ONE QUESTION"))
+    end = source[:source.index("# END OF THE CONTRACT OF ONE QUESTION")].count("\n")
     above, below = set(), set()
     for node in ast.parse(source).body:
         names = [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else [
@@ -52,26 +51,26 @@ def defined_twice():
     return sorted((above & below) - {"__all__"})  # __all__ grows below END, by design
 
 
-def cut_checks(folder):
+def cut_checks(folder, which):
     """Yield (label, problem or None) for the files of a lab in folder."""
-    for name, most in SIZES.items():
+    texts = {}
+    for name in demo.LAB_CUTS:
         with open(os.path.join(folder, name), encoding="utf-8") as file:
-            lines = len(file.read().splitlines())
-        yield "the lab's %s: %d lines, at most %d" % (name, lines, most), \
-            None if lines <= most else "too long"
-    twice = defined_twice()
-    yield "no name of evaluate.py defined above END and below it", \
-        None if not twice else ", ".join(twice)
-
-
-def suite(folder, cwd=None):
-    """Run the suite of folder (from cwd); return (status, output)."""
-    arguments = ["-m", "unittest"] if cwd is None else ["-m", "unittest", "discover", "-s",
-                                                        folder]
-    done = subprocess.run([sys.executable] + arguments, cwd=cwd or folder,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True)
-    return done.returncode, done.stdout
+            texts[name] = file.read()
+        lines = texts[name].splitlines()
+        wide = [number for number, line in enumerate(lines, start=1) if len(line) > 79]
+        yield "%s %s: %d lines, none over 79 characters" % (which, name, len(lines)), \
+            "too long" if len(lines) > SIZES.get(name, len(lines)) else wide or None
+    beyond = texts["README.md"].split("## Beyond the lab")
+    full = [name for name, text in dict(texts, **{"README.md": beyond[0]}).items()
+            if "full module" in text.lower()] + ["fixtures.py"] * (
+                "tags" in texts["fixtures.py"] or "POLICY" in texts["fixtures.py"])
+    yield which + ": nothing of the full module but the README's last section", full or None
+    said = ["What to read" in texts["evaluate.py"][:1000], "What to read" in texts[
+        "test_evaluate.py"][:1000], "what to read" in texts["README.md"],
+        "import signal" in texts["demo.py"] and "_signal" not in texts["demo.py"]]
+    yield which + ": what to read said in 3 files, signal not _signal", None if all(
+        said) else said
 
 
 def lab_checks(scratch):
@@ -80,57 +79,89 @@ def lab_checks(scratch):
         expected = file.read()
     lab, exercise = os.path.join(scratch, "lab"), os.path.join(scratch, "new", "exercise")
     for folder, options in ((lab, []), (exercise, ["--exercise"])):
-        status, out, err = demo("--lab", folder, *options)
-        yield "demo.py --lab %s writes the lab" % " ".join(options), \
-            None if status == 0 and not err else err
-    yield from cut_checks(lab)
-    for cwd in (lab, scratch):
-        done = subprocess.run([sys.executable, os.path.join(lab, "demo.py")], cwd=cwd,
-                              stdout=subprocess.PIPE, universal_newlines=True)
-        where = "its folder" if cwd == lab else "another folder"
-        yield "the lab's demo.py prints the table, from %s" % where, \
-            None if done.stdout == expected else done.stdout[-500:]
-        status, output = suite(lab, None if cwd == lab else cwd)
-        yield "the lab's suite passes, from %s" % where, \
-            None if status == 0 and "OK" in output else output[-800:]
-    status, output = suite(exercise)
-    yield "the exercise lab's suite fails at its first rule", \
-        None if status != 0 and "NotImplementedError" in output else output[-800:]
+        status, out, err = run_demo("--lab", folder, *options)
+        yield "demo.py --lab %s writes the lab, saying so in one line" % " ".join(options), \
+            None if status == 0 and not err and out.count("\n") == 1 else err
+        yield from cut_checks(folder, "the lab" + " exercise" * bool(options))
+    twice = defined_twice()
+    yield "no name of evaluate.py defined above END and below it", twice or None
+    for cwd, where in ((lab, "its folder"), (scratch, "another folder")):
+        out = run_demo(cwd=cwd, script=os.path.join(lab, "demo.py"))[1]
+        yield "the lab's demo.py prints the table, from " + where, \
+            None if out == expected else out[-500:]
+        arguments = ["-m", "unittest"] + ["discover", "-s", lab] * (cwd != lab)
+        done = subprocess.run([sys.executable] + arguments, cwd=cwd, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, universal_newlines=True)
+        yield "the lab's suite passes, from " + where, \
+            None if done.returncode == 0 else done.stdout[-800:]
+    found = blocks(run_suite(exercise).communicate()[0])
+    first = "\n".join(found[0][2]) if found else ""
+    yield "a fresh exercise fails, naming a rule and %s()" % demo.EXERCISE[0], None if (
+        "the rule broken:" in first and demo.EXERCISE[0] + "() in" in first) else first
+
+
+def failing_open(after):
+    """Return an open() that fails at the file it writes after `after` of them."""
+    def opened(path, mode="r", **keywords):
+        if "x" in mode:
+            opened.count += 1
+            if opened.count > after:
+                raise OSError(28, "No space left on device")
+        return open(path, mode, **keywords)
+    opened.count = 0
+    return opened
+
+
+def all_or_nothing(scratch):
+    """Yield (label, problem or None): a write that fails half way, into a new
+    folder (its parents new too) or an empty one, leaves nothing; a rerun works."""
+    empty = os.path.join(scratch, "empty")
+    os.mkdir(empty)
+    for target in (os.path.join(scratch, "a", "b", "lab"), empty):
+        before = list(os.walk(scratch))
+        demo.open = failing_open(2)  # found by write_lab() before the built-in
+        try:
+            with contextlib.redirect_stderr(io.StringIO()) as said:
+                status = demo.write_lab(target, True)
+        finally:
+            del demo.open
+        left = list(os.walk(scratch)) == before
+        with contextlib.redirect_stdout(io.StringIO()):
+            again = demo.write_lab(target, True)
+        whole = sorted(os.listdir(target)) == sorted(demo.LAB_CUTS)
+        yield "a write failing half way into %s leaves nothing; a rerun works" % (
+            "an empty folder" if target == empty else "new folders"), None if (
+            status, said.getvalue().count("\n"), left, again, whole) == (
+            1, 1, True, 0, True) else (status, said.getvalue(), left, again, whole)
 
 
 def refusal_checks(scratch):
-    """Yield (label, problem or None): a folder that is not new or empty, a file, or a
-    folder that cannot be written is refused in one line, and nothing is written."""
-    full = os.path.join(scratch, "full")
+    """Yield (label, problem or None) for each refusal, and an odd folder's name."""
+    full, locked = os.path.join(scratch, "full"), os.path.join(scratch, "locked")
     os.mkdir(full)
+    os.mkdir(locked, 0o500)
     with open(os.path.join(full, "notes.txt"), "w") as file:
         file.write("mine")
-    a_file = os.path.join(full, "notes.txt")
-    locked = os.path.join(scratch, "locked")
-    os.mkdir(locked, 0o500)
-    places = (("a folder that is not empty", full), ("a path that is a file", a_file),
-              ("a folder that cannot be written", os.path.join(locked, "lab")))
-    for label, path in places:
-        before = sorted(os.listdir(full)), os.listdir(locked)
-        status, out, err = demo("--lab", path)
-        after = sorted(os.listdir(full)), os.listdir(locked)
-        writable = os.access(locked, os.W_OK)  # as root, every folder can be written
-        if writable and label.endswith("written"):
-            continue
-        ok = status == 1 and out == "" and err.count("\n") == 1 and before == after
-        yield "demo.py --lab on %s: status 1, one line, nothing written" % label, \
-            None if ok else "status %s, %r, %r" % (status, out, err)
+    places = [("a folder that is not empty", [full], 1), ("a path that is a file", [
+        os.path.join(full, "notes.txt")], 1), ("an option after --lab", ["--exercise"], 2),
+        ("an option after --lab", ["-x", "--exercise"], 2)]
+    if not os.access(locked, os.W_OK):  # as root, every folder can be written
+        places.append(("a folder that cannot be written", [os.path.join(locked, "l")], 1))
+    for label, arguments, expected in places:
+        before = sorted(os.listdir(scratch)), sorted(os.listdir(full))
+        status, out, err = run_demo("--lab", *arguments, cwd=scratch)
+        after = sorted(os.listdir(scratch)), sorted(os.listdir(full))
+        yield "demo.py --lab %s: status %d, one line, nothing written" % (label, expected), \
+            None if (status, out, err.count("\n"), before) == (expected, "", 1, after) else (
+                status, out, err)
     os.chmod(locked, 0o700)
-
-
-def main(arguments):
-    """Run the checks."""
-    if arguments:
-        print(__doc__)
-        return 0 if arguments in (["-h"], ["--help"]) else 2
-    with tempfile.TemporaryDirectory() as scratch:
-        return reported(list(lab_checks(scratch)) + list(refusal_checks(scratch)))
+    odd = os.path.join(scratch, "odd\nname\x1b[1m")
+    status, out, err = run_demo("--lab", odd)
+    yield "a folder's name shown by ascii(), on one line", None if (
+        status, out.count("\n"), ascii(odd) in out) == (0, 1, True) else (out, err)
+    yield from all_or_nothing(scratch)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    with tempfile.TemporaryDirectory() as scratch:
+        sys.exit(reported(list(lab_checks(scratch)) + list(refusal_checks(scratch))))

@@ -1,14 +1,11 @@
-# counted, scored and explained. Below END, only its public functions serve.
-
-# The contract of one question as another hand writes it: the same public
-# functions, helpers of other names and another plan. A question is judged in
-# three steps:
-#   1. checking: the shapes (the tables above), then the rules that tie a
-#      case's fields together (_conflicts);
-#   2. judging: one pass over the run (_judgement) that finds the hits in the
-#      top k, a verdict for each claim, and what was disclosed;
-#   3. reporting: tally() counts the judgement, scores() divides the counts,
-#      explain() shows the verdicts.
+# (.ci/exercise.py puts these lines between the START and END lines of
+# evaluate.py: the contract of one question as another hand writes it.)
+#
+# The same public functions, with helpers of other names and another plan:
+# one pass over a run (_judgement) finds the hits in the top k, a verdict
+# for each claim and what was disclosed; tally() counts that judgement,
+# scores() divides the counts, explain() shows the verdicts. The input
+# checks above START serve as they are.
 
 _NO_CITATION = "no citation"
 _NO_LABEL = "no label"
@@ -19,51 +16,12 @@ _REJECTED = "judged unsupported"
 _DISPUTED_ONLY = "only a disputed label supports it"
 
 
-def _conflicts(fields):
-    """Yield (field, message template, value) for each rule the fields of a
-    case break together, in the order they are checked."""
-    relevant, listed = fields["relevant"], fields["support"]
-    support = listed or {}
-    optional = fields.get("optional", {})
-    disputed = fields.get("disputed", {})
-    if relevant and listed == {}:
-        yield ('case["support"]', 'expected claims for case["relevant"], got %s',
-               listed)
-    for key, labels in (("support", support), ("disputed", disputed)):
-        for claim_id, sources in labels.items():
-            field = "case[\"%s\"]['%s']" % (key, claim_id)
-            agreed = support.get(claim_id, ()) + optional.get(claim_id, ())
-            for source in sources:
-                if key == "disputed" and source in agreed:
-                    yield (field, 'source %s is also in case["support"] or '
-                           'case["optional"]', source)
-                if claim_id in support and relevant is not None \
-                        and source not in relevant:
-                    yield (field, 'source %s is not in case["relevant"]', source)
-    for claim_id in optional:
-        if claim_id in support:
-            yield ('case["optional"]', 'claim %s is also expected', claim_id)
-    for claim_id in fields.get("rejected", ()):
-        if claim_id in support or claim_id in optional or claim_id in disputed:
-            yield ('case["rejected"]', 'claim %s has a label', claim_id)
-    for doc_id in fields.get("restricted", ()):
-        if relevant and doc_id in relevant:
-            yield ('case["restricted"]', 'document %s is relevant', doc_id)
-
-
-def _case_fields(case, corpus):
-    """Return the checked fields of a case, or raise at its first fault."""
-    fields = _checked_fields(case, "case", _CASE_KEYS, corpus)
-    for field, template, value in _conflicts(fields):
-        raise _invalid(field, template, value)
-    return fields
-
-
 def validate(corpus, case, run, k):
     """Check the corpus, the case, the run and k, in this order; return
     (relevant, support, retrieved, claims), the very objects given."""
     _check_corpus(corpus)
-    fields = _case_fields(case, corpus)
+    fields = _checked_fields(case, "case", _CASE_KEYS, corpus)
+    _check_case_rules(fields)
     answer = _checked_fields(run, "run", _RUN_KEYS, corpus)
     _check_k(k)
     return fields["relevant"], fields["support"], answer["retrieved"], answer["claims"]
@@ -82,7 +40,8 @@ def _merged(support, optional, disputed):
 def lenient(case):
     """Return a new case holding every disputed label, with no "disputed"
     key: the lenient reading. Expected claims never change."""
-    fields = _case_fields(case, None)
+    fields = _checked_fields(case, "case", _CASE_KEYS, None)
+    _check_case_rules(fields)
     reading = {key: value for key, value in case.items() if key != "disputed"}
     if "disputed" not in fields:
         return reading
@@ -95,15 +54,12 @@ def lenient(case):
     return reading
 
 
-def _sources_by_claim(case, loose=False):
+def _sources_by_claim(case):
     """Return {claim ID: the sources that may back it} of every claim judged
-    supported (with loose, disputed too), or None when nothing judges one."""
+    supported, or None when nothing judges one."""
     if case["support"] is None and not any(key in case for key in _JUDGEMENTS):
         return None
-    support, optional = case["support"] or {}, case.get("optional", {})
-    if loose:
-        support, optional = _merged(support, optional, case.get("disputed", {}))
-    return {**support, **optional}
+    return {**(case["support"] or {}), **case.get("optional", {})}
 
 
 def _verdict_of(claim_id, citations, sources_by_claim, corpus, shown):
@@ -214,6 +170,3 @@ def explain(corpus, case, run, *, k=2):
         reasons.append((claim_id, verdict))
     return {"claims": tuple(reasons), "uncovered": uncovered,
             "disclosed": judged["disclosed"]}
-
-
-# ============================================================================

@@ -1,18 +1,13 @@
 """Break the scorer on purpose, once per defect, and check what a student reads.
 
-For each defect below, a copy of the project (with --lab, the course lab that
-`python demo.py --lab` writes) gets it in evaluate.py, whose text must hold
-the defect's target exactly once, and `python -m unittest` runs there. It
-must fail in at most 300 lines, its first FAIL/ERROR block the worked check
-named for the rule broken: a wrong value fails that check, nothing raising
-anywhere; a defect that raises does so in that check, the traceback ending
-in the function named. With --lab, each row of the README's "Break the
-scorer on purpose" must be a defect here, inside the function it names (a
-function the exercise leaves to write), failing first at the rule it names.
-
-    python .ci/defects.py          in a copy of the project
-    python .ci/defects.py --lab    in the course lab
-Each prints one line per check, then "N passed, N failed".
+Each defect goes into evaluate.py of a copy of the project (with --lab, of the
+course lab), whose text holds its target once, in the function named; then
+`python -m unittest` there must fail in at most 300 lines, first at the check
+of the rule broken: a wrong value fails it, nothing raising anywhere; a defect
+marked "!" raises there, in that function. With --lab, each row of the README's
+"Break the scorer on purpose" must be one of these, in a function the exercise
+leaves to write.   python .ci/defects.py [--lab]: a line per check, then
+"N passed, N failed".
 """
 import ast
 import os
@@ -24,87 +19,74 @@ from exercise import ROOT, blocks, demo, lab_or_project, run_suite, written  # .
 from reporting import reported  # .ci's own module
 
 MAX_LINES = 300
-# (function, its text, what replaces it, the check it fails first; for a
-# defect that raises, "!" ends the check's name)
-DEFECTS = {
-    "k is what came back": ("_retrieval_counts", '"k": k,\n        "hits"',
-                            '"k": len(retrieved),\n        "hits"',
-                            "a_short_list_keeps_k_slots"),
-    "ranks from 0": ("_retrieval_counts", "enumerate(retrieved[:k], start=1)",
-                     "enumerate(retrieved[:k])", "ranks_count_from_one"),
-    "the last hit's rank": ("_retrieval_counts", '"first_hit": ranks[0]', '"first_hit": ranks[-1]',
+S = " " * 8  # the indent of a line inside a function's return
+DEFECTS = {  # name: (function, its text, what replaces it, the check failing first)
+    "k is what came back": ("_retrieval_counts", '"k": k,\n' + S + '"hits"',
+                            '"k": len(retrieved),\n' + S + '"hits"', "a_short_list_keeps_k_slots"),
+    "ranks from 0": ("_retrieval_counts", "(retrieved[:k], start=1)", "(retrieved[:k])",
+                     "ranks_count_from_one"),
+    "the last hit's rank": ("_retrieval_counts", "ranks[0] if", "ranks[-1] if",
                             "the_first_hit_is_the_best_ranked_relevant_document"),
-    "a hit one past k": ("_retrieval_counts", "retrieved[:k], start=1", "retrieved[:k + 1], "
-                         "start=1", "the_top_k_holds_k_documents_no_more_no_fewer"),
-    "relevant counted from the run": ("_retrieval_counts", '"relevant": len(relevant),',
-                                      '"relevant": len(retrieved),',
-                                      "relevant_documents_count_whether_retrieved_or_not"),
-    "recall over k": ("_values", 'counts["hits"] / counts["relevant"]',
-                      'counts["hits"] / counts["k"]', "recall_divides_by_the_relevant_documents"),
+    "a hit one past k": ("_retrieval_counts", "(retrieved[:k], start", "(retrieved[:k + 1], start",
+                         "the_top_k_holds_k_documents_no_more_no_fewer"),
+    "relevant from the run": ("_retrieval_counts", '"relevant": len(relevant)', '"relevant": len('
+                              'retrieved)', "relevant_documents_count_whether_retrieved_or_not"),
+    "recall over k": ("_values", '"hits"] / counts["relevant"]', '"hits"] / counts["k"]',
+                      "recall_divides_by_the_relevant_documents"),
     "rr off by one": ("_values", "(1 / first_hit if", "(1 / (first_hit + 1) if",
                       "reciprocal_rank_is_one_over_the_first_hit_rank"),
-    "rr of no hit, the int 0": ("_values", "if first_hit else 0.0)", "if first_hit else 0)",
-                                "no_hit_gives_a_reciprocal_rank_of_zero_not_na"),
+    "rr of no hit, an int": ("_values", "if first_hit else 0.0)", "if first_hit else 0)",
+                             "no_hit_gives_a_reciprocal_rank_of_zero_not_na"),
     "rr of no hit, 1 / None": ("_values", "(1 / first_hit if first_hit else 0.0)",
                                "(1 / first_hit)", "no_hit_gives_a_reciprocal_rank_of_zero_not_na!"),
-    "support over expected claims": ("_values", 'counts["supported"] / counts["generated"]',
-                                     'counts["supported"] / max(1, counts["expected"] or 1)',
-                                     "support_divides_by_the_generated_claims"),
-    "coverage over the claims made": ("_values", 'counts["covered"] / counts["expected"]',
-                                      'counts["covered"] / max(1, counts["generated"])',
-                                      "coverage_divides_the_covered_by_the_expected_claims"),
-    "coverage from the supported claims": ("_values", 'counts["covered"] / counts["expected"]',
-                                           'counts["supported"] / counts["expected"]',
-                                           "coverage_divides_the_covered_by_the_expected_claims"),
-    "support 0/0 for no claim": ("_values", "\n        if judged else None",
-                                 '\n        if counts["supported"] is not None else None',
+    "support over expected": ("_values", '"supported"] / counts["generated"]',
+                              '"supported"] / max(1, counts["expected"] or 1)',
+                              "support_divides_by_the_generated_claims"),
+    "coverage over claims made": ("_values", '"covered"] / counts["expected"]', '"covered"] / max('
+                                  '1, counts["generated"])',
+                                  "coverage_divides_the_covered_by_the_expected_claims"),
+    "support 0/0 for no claim": ("_values", "\n" + S + "if judged else None",
+                                 "\n" + S + 'if counts["supported"] is not None else None',
                                  "a_value_that_does_not_apply_is_none_never_zero"),
     "abstention inverted": ("_values", 'not counts["generated"]', 'bool(counts["generated"])',
                             "abstaining_is_correct_only_on_an_unanswerable_question"),
-    "judged only with expected claims": ("_reasons", 'is None and not any(\n            key in '
-                                         'case for key in _JUDGEMENTS)', "is None",
+    "judged only with expected claims": ("_reasons", " and not any(\n" + S + "    key in "
+                                         "case for key in _JUDGEMENTS)", "",
                                          "an_answer_is_judged_when_some_label_judges_it"),
-    "every retrieved document seen": ("_reasons", "visible = set(retrieved[:k])",
-                                      "visible = set(retrieved)",
-                                      "a_source_outside_the_top_k_supports_nothing"),
+    "every retrieved document seen": ("_reasons", "visible = set(retrieved[:k])", "visible = set("
+                                      "retrieved)", "a_source_outside_the_top_k_supports_nothing"),
     "claims sorted by ID": ("_reasons", "citations in claims]", "citations in sorted(claims)]",
                             "each_claim_gets_its_reason_in_answer_order"),
     "optional claims left out": ("_reasons", '**case.get("optional", {})}', "}",
                                  "an_optional_claim_is_supported_but_covers_nothing"),
-    "the covered claims listed": ("_uncovered", "if claim_id not in supported)",
-                                  "if claim_id in supported)",
-                                  "uncovered_claims_come_in_label_order"),
-    "uncovered claims as a list": ("_uncovered", "return tuple(claim_id for claim_id in support\n"
-                                   "                 if claim_id not in supported)",
-                                   "return [claim_id for claim_id in support\n"
-                                   "            if claim_id not in supported]",
+    "the covered claims listed": ("_uncovered", "if claim_id not in supported)", "if claim_id in "
+                                  "supported)", "uncovered_claims_come_in_label_order"),
+    "uncovered claims as a list": ("_uncovered", "return tuple(claim_id for claim_id in support\n",
+                                   "return list(claim_id for claim_id in support\n",
                                    "explain_gives_tuples_not_lists"),
-    "one good citation is enough": ("_unsupported_because", "    for cited in citations:  # any "
-                                    "labelled source will do, but each one\n        if cited not"
-                                    " in labels[claim_id]:", "    if not any(cited in labels["
-                                    "claim_id] for cited in citations):\n        if True:",
+    "one good citation is enough": ("_unsupported_because", "for cited in citations:  # any "
+                                    "labelled source will do, but each one\n" + S + "if cited "
+                                    "not in labels[claim_id]:", "if not any(cited in labels["
+                                    "claim_id] for cited in citations):\n" + S + "if True:",
                                     "one_bad_citation_makes_a_claim_unsupported"),
-    "no 'no label' rule": ("_unsupported_because", 'if claim_id not in labels:', "if False:",
+    "no 'no label' rule": ("_unsupported_because", "if claim_id not in labels:", "if False:",
                            "a_claim_nobody_labelled_is_unsupported!"),
     "only the top k disclosed": ("_disclosed", "exposed.update(citations)", "pass",
                                  "a_restricted_document_in_the_top_k_or_cited_is_disclosed"),
     "no citation before rejected": ("_reviewed", "if claim_id in rejected:",
                                     'if claim_id in rejected and reason != "no citation":',
                                     "a_rejected_claim_is_told_from_one_nobody_reviewed"),
-    "no agreed label kept as no label": ("_reviewed", "        elif reason == \"no label\":  # "
-                                         "disputed, or never reviewed\n            reason = "
-                                         "loose_reason\n", "",
-                                         "a_claim_with_no_agreed_label_takes_the_lenient_reason"),
+    "no agreed label, no label": ("_reviewed", 'elif reason == "no label":', "elif False:",
+                                  "a_claim_with_no_agreed_label_takes_the_lenient_reason"),
     "an empty optional added": ("_lenient_reading", 'if optional or case["support"] is None:',
                                 "if True:", "lenient_agrees_each_disputed_label_in_a_new_case"),
-    "lenient unchecked": ("lenient", "    _check_case_rules(_checked_fields(case, \"case\", "
-                          "_CASE_KEYS, None))\n", "", "lenient_checks_the_case_as_validate_does"),
-    "counting without validation": ("tally", "validate(corpus, case, run, k)\n    counts",
-                                    '(case["relevant"], case["support"], run["retrieved"], '
-                                    'run["claims"])\n    counts',
-                                    "counting_starts_with_validation"),
-    "citations counted, not claims": ("tally", "supported=None if supported is None else "
-                                      "len(supported),", "supported=None if supported is None "
+    "lenient unchecked": ("lenient", '    _check_case_rules(_checked_fields(case, "case", '
+                          '_CASE_KEYS, None))\n', "", "lenient_checks_the_case_as_validate_does"),
+    "counting unvalidated": ("tally", "validate(corpus, case, run, k)\n    counts",
+                             '(case["relevant"], case["support"], run["retrieved"], '
+                             'run["claims"])\n    counts',
+                             "counting_starts_with_validation"),
+    "citations counted, not claims": ("tally", "else len(supported),",
                                       "else sum(len(c) for i, c in claims if i in supported),",
                                       "a_claim_may_cite_any_of_its_sources_and_counts_once"),
     "a case changed by setdefault": ("tally", 'case.get("restricted", ())\n    counts',

@@ -1,24 +1,18 @@
 """Walk the exercise lab as a student would, and rewrite the scorer twice.
 
-`python demo.py --lab FOLDER --exercise` writes the course lab with each
-function of demo.EXERCISE a stub. This script checks, on the Python that
-runs it:
-
-1. the walk: with the functions of the steps before n written back,
-   `python -m unittest` in the lab prints at most 40 lines and one FAIL
-   block, the first check of step n, saying "the rule broken:" and naming
-   the function to write; a class that stops at step CLASS sees that block
-   name the first homework check; with every step written, the suite passes;
-2. (CPython 3.9+) the contract of one question in other words: each private
-   function between START and END renamed, each local, and reformatted;
-3. the contract written from scratch by another hand (.ci/own_contract.py).
-   Each of 2 and 3 passes the whole suite, in the project and in the lab,
-   and makes demo.py print the same bytes.
-
-    python .ci/exercise.py        one line per check, then "N passed, N failed"
+1. The walk: with the functions (demo.EXERCISE) of the steps before step n
+   written, `python -m unittest` in the lab prints at most 40 lines and one
+   FAIL block, step n's check, saying "the rule broken:" and the function to
+   write (at step CLASS, the first homework check); with all, the suite passes.
+2. (3.9+) The contract of one question in other words: private functions and
+   locals renamed, reformatted. 3. The contract from scratch (own_contract.py).
+   Each of 2 and 3 passes the whole suite and prints the demo's bytes, in the
+   project and in the lab.  python .ci/exercise.py: a line per check, then
+   "N passed, N failed".
 """
 import ast
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -63,13 +57,8 @@ def blocks(output):
 
 def lab_or_project(lab):
     """Return {file name: text} of the course lab, or of the project's files."""
-    if lab:
-        return demo.lab_files(exercise=False)
-    files = {}
-    for name in demo.LAB_CUTS:
-        with open(os.path.join(ROOT, name), encoding="utf-8") as file:
-            files[name] = file.read()
-    return files
+    return demo.lab_files(exercise=False) if lab else {
+        name: pathlib.Path(ROOT, name).read_text(encoding="utf-8") for name in demo.LAB_CUTS}
 
 
 def written(folder, files):
@@ -108,20 +97,6 @@ def walk(scratch):
         yield "%s: %s asks for %s()" % (label, check, function), "; ".join(problems) or None
 
 
-class Renamer(ast.NodeTransformer):
-    """Give every local variable of one function another name; parameters keep theirs."""
-
-    def __init__(self, function):
-        parameters = {arg.arg for arg in ast.walk(function.args) if isinstance(arg, ast.arg)}
-        stored = {node.id for node in ast.walk(function)
-                  if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
-        self.names = {name: "my_" + name for name in stored - parameters}
-
-    def visit_Name(self, node):
-        node.id = self.names.get(node.id, node.id)
-        return node
-
-
 def between(source, region):
     """Return source with the lines between its START and END lines made region(lines)."""
     lines = source.split("\n")
@@ -134,9 +109,13 @@ def in_other_words(lines):
     """Return the lines of the contract rewritten by ast.unparse (no comment, other
     formatting), other local names, each private function renamed."""
     tree = ast.parse("\n".join(lines))
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            Renamer(node).visit(node)
+    for function in [node for node in tree.body if isinstance(node, ast.FunctionDef)]:
+        names = {node.id for node in ast.walk(function) if isinstance(node, ast.Name) and
+                 isinstance(node.ctx, ast.Store)} - {arg.arg for arg in ast.walk(function.args)
+                                                     if isinstance(arg, ast.arg)}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and node.id in names:
+                node.id = "my_" + node.id
     region = ast.unparse(ast.fix_missing_locations(tree))
     for index, node in enumerate(node for node in tree.body if isinstance(
             node, (ast.FunctionDef, ast.ClassDef)) and node.name.startswith("_")):
@@ -144,23 +123,11 @@ def in_other_words(lines):
     return region.split("\n")
 
 
-def from_scratch(lines):
-    """Return the contract .ci/own_contract.py writes from scratch, as lines."""
-    with open(os.path.join(ROOT, ".ci", "own_contract.py"), encoding="utf-8") as file:
-        return file.read().rstrip("\n").split("\n")
-
-
-def demo_outputs(folder, options):
-    """Return the standard output of demo.py with each of options, run in folder."""
-    return [subprocess.run([sys.executable, "demo.py"] + option, cwd=folder,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE).stdout
-            for option in options]
-
-
 def rewrite_checks(scratch):
     """Yield (label, problem or None): each rewrite passes the suite, in the project
     and in the lab, and demo.py prints what it prints with the contract as written."""
-    versions = [("own contract", from_scratch)] + [
+    own = pathlib.Path(ROOT, ".ci", "own_contract.py").read_text(encoding="utf-8").split("\n")
+    versions = [("own contract", lambda lines: own)] + [
         ("rewrite in other words", in_other_words)] * (sys.version_info >= (3, 9))
     processes = []
     for (what, region), where in [(version, where) for version in versions
@@ -173,10 +140,11 @@ def rewrite_checks(scratch):
         output = process.communicate()[0]
         yield "%s passes the suite, in the %s" % (what, where), \
             None if process.returncode == 0 else output[-1500:]
-        options = DEMO_OPTIONS if where == "project" else DEMO_OPTIONS[:1]
-        same = demo_outputs(folder, options) == demo_outputs(ROOT, options)
+        outputs = [[subprocess.run([sys.executable, "demo.py"] + option, cwd=cwd,
+                                   stdout=subprocess.PIPE).stdout for cwd in (folder, ROOT)]
+                   for option in (DEMO_OPTIONS if where == "project" else DEMO_OPTIONS[:1])]
         yield "%s prints what demo.py prints, in the %s" % (what, where), \
-            None if same else "other output"
+            None if all(mine == theirs for mine, theirs in outputs) else "other output"
 
 
 if __name__ == "__main__":

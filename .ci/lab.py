@@ -1,24 +1,20 @@
 """Build the course labs as a course author would, and check what they hand out.
 
-`python demo.py --lab FOLDER [--exercise]` cuts the lab from the project's own
-files at their marker lines. On the Python that runs it, this script checks:
-1. both labs written, each file within its size and 79 columns; nothing of the
-   full module but the README's "Beyond the lab" (no tags, no policy), `signal`
-   not `_signal`, what to read said; no name of evaluate.py defined both above
-   its END line and below it;
-2. the lab's demo.py prints the expected bytes and its suite passes, from its
-   folder and another; the exercise's first failure names a rule and step 1;
-3. refusals, each in one line with nothing written: a folder not empty, a file,
-   a folder that cannot be written (status 1), an option after --lab (status
-   2); a write that fails half way (open() failing) leaves nothing, and a rerun
-   works; a folder's name shown by ascii() on one line.
-
-    python .ci/lab.py        one line per check, then "N passed, N failed"
+1. Both labs, as `python demo.py --lab FOLDER [--exercise]` writes them: each
+   file within its size and 79 columns; nothing of the full module but the
+   README's last section; what to read said; `signal`, not `_signal`; no name
+   of evaluate.py defined above its END line and below it.
+2. The lab's demo bytes and suite, from its folder and another; the exercise's
+   first failure names a rule and step 1's function.
+3. Refusals in one line, nothing written: a folder not empty, a file, one that
+   cannot be written, an option after --lab; a write failing half way leaves
+   nothing, and a rerun works; a folder's name shown by ascii().
 """
 import ast
 import contextlib
 import io
 import os
+import pathlib
 import subprocess
 import sys
 import tempfile
@@ -33,31 +29,26 @@ SIZES = {"evaluate.py": 520, "test_evaluate.py": 800, "demo.py": 60, "README.md"
 def run_demo(*arguments, cwd=ROOT, script=os.path.join(ROOT, "demo.py")):
     """Run a demo.py; return (status, stdout, stderr)."""
     done = subprocess.run([sys.executable, script] + list(arguments), cwd=cwd,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True)
+                          capture_output=True, universal_newlines=True)
     return done.returncode, done.stdout, done.stderr
 
 
 def defined_twice():
     """Return the names evaluate.py defines both above its END line and below."""
-    with open(os.path.join(ROOT, "evaluate.py"), encoding="utf-8") as file:
-        source = file.read()
+    source = pathlib.Path(ROOT, "evaluate.py").read_text(encoding="utf-8")
     end = source[:source.index("# END OF THE CONTRACT OF ONE QUESTION")].count("\n")
-    above, below = set(), set()
-    for node in ast.parse(source).body:
-        names = [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else [
-            target.id for target in getattr(node, "targets", []) if isinstance(target, ast.Name)]
-        (above if node.lineno < end else below).update(names)
-    return sorted((above & below) - {"__all__"})  # __all__ grows below END, by design
+    named = [(node.lineno < end, name) for node in ast.parse(source).body for name in (
+        [getattr(node, "name", None)] + [target.id for target in getattr(node, "targets", [])
+                                         if isinstance(target, ast.Name)]) if name]
+    return sorted({name for above, name in named if above} & {name for above, name in named
+                                                              if not above} - {"__all__"})
 
 
 def cut_checks(folder, which):
     """Yield (label, problem or None) for the files of a lab in folder."""
-    texts = {}
-    for name in demo.LAB_CUTS:
-        with open(os.path.join(folder, name), encoding="utf-8") as file:
-            texts[name] = file.read()
-        lines = texts[name].splitlines()
+    texts = {name: pathlib.Path(folder, name).read_text(encoding="utf-8") for name in demo.LAB_CUTS}
+    for name, text in texts.items():
+        lines = text.splitlines()
         wide = [number for number, line in enumerate(lines, start=1) if len(line) > 79]
         yield "%s %s: %d lines, none over 79 characters" % (which, name, len(lines)), \
             "too long" if len(lines) > SIZES.get(name, len(lines)) else wide or None
@@ -66,17 +57,15 @@ def cut_checks(folder, which):
             if "full module" in text.lower()] + ["fixtures.py"] * (
                 "tags" in texts["fixtures.py"] or "POLICY" in texts["fixtures.py"])
     yield which + ": nothing of the full module but the README's last section", full or None
-    said = ["What to read" in texts["evaluate.py"][:1000], "What to read" in texts[
-        "test_evaluate.py"][:1000], "what to read" in texts["README.md"],
-        "import signal" in texts["demo.py"] and "_signal" not in texts["demo.py"]]
-    yield which + ": what to read said in 3 files, signal not _signal", None if all(
-        said) else said
+    said = [name for name in ("evaluate.py", "test_evaluate.py", "README.md")
+            if "what to read" not in texts[name][:2000].lower()]
+    said += ["demo.py"] * ("import signal" not in texts["demo.py"] or "_signal" in texts["demo.py"])
+    yield which + ": what to read said in 3 files, signal not _signal", said or None
 
 
 def lab_checks(scratch):
     """Yield (label, problem or None) for both labs, written into new folders."""
-    with open(EXPECTED, encoding="utf-8") as file:
-        expected = file.read()
+    expected = pathlib.Path(EXPECTED).read_text(encoding="utf-8")
     lab, exercise = os.path.join(scratch, "lab"), os.path.join(scratch, "new", "exercise")
     for folder, options in ((lab, []), (exercise, ["--exercise"])):
         status, out, err = run_demo("--lab", folder, *options)
@@ -100,16 +89,11 @@ def lab_checks(scratch):
         "the rule broken:" in first and demo.EXERCISE[0] + "() in" in first) else first
 
 
-def failing_open(after):
-    """Return an open() that fails at the file it writes after `after` of them."""
-    def opened(path, mode="r", **keywords):
-        if "x" in mode:
-            opened.count += 1
-            if opened.count > after:
-                raise OSError(28, "No space left on device")
-        return open(path, mode, **keywords)
-    opened.count = 0
-    return opened
+def failing_open(path, mode="r", **keywords):
+    """Open as open() does, but fail at the third file written into a folder."""
+    if "x" in mode and len(os.listdir(os.path.dirname(path))) >= 2:
+        raise OSError(28, "No space left on device")
+    return open(path, mode, **keywords)
 
 
 def all_or_nothing(scratch):
@@ -119,7 +103,7 @@ def all_or_nothing(scratch):
     os.mkdir(empty)
     for target in (os.path.join(scratch, "a", "b", "lab"), empty):
         before = list(os.walk(scratch))
-        demo.open = failing_open(2)  # found by write_lab() before the built-in
+        demo.open = failing_open  # found by write_lab() before the built-in
         try:
             with contextlib.redirect_stderr(io.StringIO()) as said:
                 status = demo.write_lab(target, True)

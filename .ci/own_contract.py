@@ -1,19 +1,7 @@
-# (.ci/exercise.py puts these lines between the START and END lines of
-# evaluate.py: the contract of one question as another hand writes it.)
-#
-# The same public functions, with helpers of other names and another plan:
-# one pass over a run (_judgement) finds the hits in the top k, a verdict
-# for each claim and what was disclosed; tally() counts that judgement,
-# scores() divides the counts, explain() shows the verdicts. The input
-# checks above START serve as they are.
-
-_NO_CITATION = "no citation"
-_NO_LABEL = "no label"
-_NOT_IN_CORPUS = "not in the corpus"
-_NOT_LABELLED = "not a labelled source"
-_OUTSIDE_TOP_K = "outside the top k"
-_REJECTED = "judged unsupported"
-_DISPUTED_ONLY = "only a disputed label supports it"
+# (.ci/exercise.py puts these lines between START and END in evaluate.py.)
+# The contract as another hand writes it, on the input checks above START:
+# one pass over a run (_judgement) finds the hits, a verdict for each claim
+# and what was disclosed; tally() counts it, explain() shows the verdicts.
 
 
 def validate(corpus, case, run, k):
@@ -27,16 +15,6 @@ def validate(corpus, case, run, k):
     return fields["relevant"], fields["support"], answer["retrieved"], answer["claims"]
 
 
-def _merged(support, optional, disputed):
-    """Return new (support, optional) dicts with each disputed source added
-    after the agreed ones: to support for an expected claim, else to optional."""
-    support, optional = dict(support), dict(optional)
-    for claim_id, sources in disputed.items():
-        target = support if claim_id in support else optional
-        target[claim_id] = target.get(claim_id, ()) + sources
-    return support, optional
-
-
 def lenient(case):
     """Return a new case holding every disputed label, with no "disputed"
     key: the lenient reading. Expected claims never change."""
@@ -45,8 +23,10 @@ def lenient(case):
     reading = {key: value for key, value in case.items() if key != "disputed"}
     if "disputed" not in fields:
         return reading
-    support, optional = _merged(fields["support"] or {}, fields.get("optional", {}),
-                                fields["disputed"])
+    support, optional = dict(fields["support"] or {}), dict(fields.get("optional", {}))
+    for claim_id, sources in fields["disputed"].items():  # after the agreed sources
+        target = support if claim_id in support else optional
+        target[claim_id] = target.get(claim_id, ()) + sources
     if fields["support"] is not None:
         reading["support"] = support
     if optional or fields["support"] is None:
@@ -64,17 +44,13 @@ def _sources_by_claim(case):
 
 def _verdict_of(claim_id, citations, sources_by_claim, corpus, shown):
     """Return None for a supported claim, else the first rule it breaks."""
-    if not citations:
-        return _NO_CITATION
     sources = sources_by_claim.get(claim_id)
-    if sources is None:
-        return _NO_LABEL
-    if not all(doc_id in corpus for doc_id in citations):
-        return _NOT_IN_CORPUS
-    if not all(doc_id in sources for doc_id in citations):
-        return _NOT_LABELLED
-    if not all(doc_id in shown for doc_id in citations):
-        return _OUTSIDE_TOP_K
+    for broken, reason in ((not citations, "no citation"), (sources is None, "no label"),
+                           (not set(citations) <= set(corpus), "not in the corpus"),
+                           (not set(citations) <= set(sources or ()), "not a labelled source"),
+                           (not set(citations) <= shown, "outside the top k")):
+        if broken:
+            return reason
     return None
 
 
@@ -82,10 +58,8 @@ def _judgement(corpus, case, run, k):
     """Validate, then judge one question in one pass."""
     relevant, support, retrieved, claims = validate(corpus, case, run, k)
     top_k = retrieved[:k]
-    ranks = None
-    if relevant is not None:
-        wanted = set(relevant)
-        ranks = [rank for rank, doc_id in enumerate(top_k, start=1) if doc_id in wanted]
+    ranks = None if relevant is None else [
+        rank for rank, doc_id in enumerate(top_k, start=1) if doc_id in set(relevant)]
     labels, verdicts = _sources_by_claim(case), None
     if labels is not None and claims is not None:
         shown = set(top_k)
@@ -102,30 +76,20 @@ def tally(corpus, case, run, *, k=2):
     judged = _judgement(corpus, case, run, k)
     support, claims, verdicts, ranks = (judged["support"], judged["claims"],
                                         judged["verdicts"], judged["ranks"])
-    supported = covered = None
-    if verdicts is not None:
-        good = [claim_id for claim_id, verdict in verdicts if verdict is None]
-        supported = len(good)
-        if support is not None:
-            covered = sum(1 for claim_id in good if claim_id in support)
-    return {
-        "relevant": None if ranks is None else len(judged["relevant"]),
-        "k": k,
-        "hits": None if ranks is None else len(ranks),
-        "first_hit": ranks[0] if ranks else None,
-        "generated": None if claims is None else len(claims),
-        "supported": supported,
-        "expected": None if support is None else len(support),
-        "covered": covered,
-        "disclosed": len(judged["disclosed"]),
-    }
+    good = None if verdicts is None else [claim for claim, verdict in verdicts if verdict is None]
+    supported = None if good is None else len(good)
+    covered = None if good is None or support is None else len(set(good) & set(support))
+    return {"relevant": None if ranks is None else len(judged["relevant"]), "k": k,
+            "hits": None if ranks is None else len(ranks), "first_hit": ranks[0] if ranks else None,
+            "generated": None if claims is None else len(claims), "supported": supported,
+            "expected": None if support is None else len(support), "covered": covered,
+            "disclosed": len(judged["disclosed"])}
 
 
 def scores(counts):
     """Return the six values of a tally, in order; None is n/a."""
     _check_counts(counts)
-    values = dict.fromkeys(("precision", "recall", "rr", "support", "coverage",
-                            "abstention_correct"))
+    values = dict.fromkeys("precision recall rr support coverage abstention_correct".split())
     if counts["relevant"]:
         values["precision"] = counts["hits"] / counts["k"]
         values["recall"] = counts["hits"] / counts["relevant"]
@@ -162,10 +126,10 @@ def explain(corpus, case, run, *, k=2):
     for (claim_id, verdict), (_, citations) in zip(strict, run["claims"]):
         loose = _verdict_of(claim_id, citations, loose_labels, corpus, shown)
         if claim_id in case.get("rejected", ()):
-            verdict = _REJECTED
+            verdict = "judged unsupported"
         elif verdict is not None and loose is None:
-            verdict = _DISPUTED_ONLY
-        elif verdict == _NO_LABEL:
+            verdict = "only a disputed label supports it"
+        elif verdict == "no label":
             verdict = loose
         reasons.append((claim_id, verdict))
     return {"claims": tuple(reasons), "uncovered": uncovered,

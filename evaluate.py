@@ -4,10 +4,9 @@ evaluate(corpus, case, run, *, k=2) returns six values (see README.md):
 precision, recall, rr, support, coverage, abstention_correct. Inputs are
 checked first: a fault raises EvaluationError, a ValueError whose message
 starts with the field at fault and shows the value; none is changed.
-
-What to read: the rules of one question, from the line "START OF THE
-CONTRACT OF ONE QUESTION" down. The lines above it are machinery that
-checks the shape of the inputs for validate(): you need not read them.
+What to read: the rules, from the line "START OF THE CONTRACT OF ONE
+QUESTION" down. Above it, machinery checks the shapes of the inputs for
+validate(): you need not read it.
 """
 
 __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
@@ -276,15 +275,12 @@ def _check_k(k):
     """Check that the cutoff k is an int from 1 to 100."""
     # True is an int to Python, but it is not a cutoff.
     if type(k) is not int or not 1 <= k <= _MAX_K:
-        raise _invalid("k", "expected an int from 1 to %s, got %s",
-                       _MAX_K, k)
+        raise _invalid("k", "expected an int from 1 to %s, got %s", _MAX_K, k)
 
 
 # ==========================================================================
-# START OF THE CONTRACT OF ONE QUESTION. The rules are in the functions
-# from _retrieval_counts() to _lenient_reading(); the public functions
-# check the inputs and put the results together (a part that is not
-# there, such as an answer never made, has no count: None).
+# START OF THE CONTRACT OF ONE QUESTION: the rules, in the functions from
+# _retrieval_counts() to _lenient_reading(), then the public functions.
 
 def validate(corpus, case, run, k):
     """Check every input rule, in the order corpus, case, run, k; return
@@ -457,8 +453,7 @@ def tally(corpus, case, run, *, k=2):
 
 
 def lenient(case):
-    """Check a case as validate() does, its documents as IDs alone;
-    return its lenient reading (_lenient_reading())."""
+    """Check a case (IDs alone, no corpus); return its _lenient_reading()."""
     _check_case_rules(_checked_fields(case, "case", _CASE_KEYS, None))
     return _lenient_reading(case)
 

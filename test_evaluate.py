@@ -346,8 +346,8 @@ class WorkedChecks(TestCase):
         except NotImplementedError as stub:
             where = traceback.extract_tb(stub.__traceback__)[-1]
         self.fail("%s() in evaluate.py, line %d, is yours to write: it "
-                  "still raises\nNotImplementedError." % (where.name,
-                                                         where.lineno))
+                  "still raises\nNotImplementedError." % (
+                      where.name, where.lineno))
 
     # Validation: validate() checks every input before anything is counted.
 

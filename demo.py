@@ -26,10 +26,10 @@ def cell(value):
     return "%.2f" % value
 
 
-def table_lines(rows, k=2):
+def table_lines(rows, k=2, labels=COLUMNS):
     """Return the per-question table: a header, then a line for each
     ('case system', its six values, or None for a run not made) of rows."""
-    header = " ".join(label.replace("%d", str(k)) for label in COLUMNS)
+    header = " ".join(label.replace("%d", str(k)) for label in labels)
     lines = ["case system | " + header]
     for where, values in rows:
         shown = "not run" if values is None else " ".join(map(cell, values))
@@ -56,7 +56,7 @@ def fixture_rows(k=2):
 
 import os  # noqa: E402
 from evaluate import MEASURES, EvaluationError, load_data, p_text, report  # noqa: E402
-from fixtures import POLICY  # noqa: E402
+from fixtures import POLICY, TAGS  # noqa: E402
 
 USAGE = """\
 usage: python demo.py [--summary] [--explain] [--json] [--gate] [--data FILE.json]
@@ -83,8 +83,11 @@ LISTED = 20  # the most changed questions listed for all candidates together
 
 
 def fixture_data():
-    """Return the fixture as the parts a report is made of: A, then B, k=2."""
-    return {"k": 2, "systems": ("A", "B"), "corpus": CORPUS, "cases": CASES,
+    """Return the fixture as the parts a report is made of: A, then B, k=2,
+    each case with its tags."""
+    cases = {name: dict(case, tags=TAGS[name]) if name in TAGS else case
+             for name, case in CASES.items()}
+    return {"k": 2, "systems": ("A", "B"), "corpus": CORPUS, "cases": cases,
             "runs": RUNS, "policy": POLICY, "manifests": None}
 
 
@@ -99,15 +102,14 @@ def listed(names, width=100):
 
 
 def each_run(result, part):
-    """Return ('case system', part) of each run, repeated runs numbered '#1' ..."""
+    """Return ('case system', part) of each run, repeated runs numbered '#1'
+    ..., and ('case system', None) where the system did not run the case."""
     found = []
     for question in result["questions"]:
         for system, row in question["systems"].items():
-            if row is None:
-                continue  # the system did not run this question
             where = "%s %s" % (question["case"], system)
-            if row["repeats"] == 1:
-                found.append((where, row[part]))
+            if row is None or row["repeats"] == 1:
+                found.append((where, row and row[part]))
                 continue
             runs = row[part] if part == "explain" else [
                 run["scores"] for run in row["runs"]]
@@ -121,6 +123,8 @@ def explain_lines(result):
     lines = ["", "each unsupported claim with the first rule it breaks, each expected "
              "claim left uncovered, and each restricted document disclosed"]
     for where, found in each_run(result, "explain"):
+        if found is None:
+            continue  # not run
         for claim, reason in found["claims"] or ():
             if reason:
                 lines.append("%s | claim %s unsupported: %s" % (where, claim, reason))
@@ -357,11 +361,12 @@ def paired_lines(comparisons, groups, label):
             ", ".join(candidates))
         lines.append("%s%s | no question has a value from both: nothing "
                      "compared" % (", ".join(metrics), against))
-    floor = shared[0]["p_floor"]
-    if floor >= 0.05:  # too few questions to tell anything apart
-        units = "%d %ss" % (shared[0]["units"], unit)
+    floor = shared[0]["floor"]
+    if not floor["reached"]:  # too few questions to tell anything apart
+        units = "%d %ss" % (floor["units"], unit)
         lines.append("with %s, this sign-flip test's p is at least %s even if all of "
-                     "them moved: it cannot reach p < 0.05" % (units, p_text(floor)))
+                     "them moved: it cannot reach p < %g" % (
+                         units, p_text(floor["p"]), floor["level"]))
     return lines
 
 
@@ -378,10 +383,9 @@ def test_text(test):
     if sampled:
         how = "sampled, %d draws, standard error %.4f" % (
             test["samples"], test["standard_error"])
-    bound = sampled and test["p"] * (1 + test["samples"]) == 1
     text = "%s | wins %d, ties %d, losses %d | p %s %s (%s), at least %s " \
         "with %d moved" % (mean, test["wins"], test["ties"], test["losses"],
-                           "<" if bound else "=", p_text(test["p"], test["method"]),
+                           "<" if test["bound"] else "=", p_text(test["p"], test["method"]),
                            how, p_text(test["min_p"]), test["wins"] + test["losses"])
     if test["unmatched_runs"]:
         text += " | more runs on one side on %d of the questions (match " \
@@ -460,12 +464,10 @@ def rendered(result, options):
         return json.dumps(result, default=float, allow_nan=False)
     lines = []
     if "--explain" in options or "--summary" not in options:
-        rows = []
-        for where, scores in each_run(result, "scores"):
-            shown = [value for name, value in scores.items()
-                     if "value" not in MEASURES[name]]  # no function of its own
-            rows.append((where, shown))
-        lines = table_lines(rows, result["k"])
+        labels = [MEASURES[name]["label"] for name in result["measures"]]
+        rows = [(where, scores and scores.values())
+                for where, scores in each_run(result, "scores")]
+        lines = table_lines(rows, result["k"], labels)
     if "--explain" in options:
         lines += explain_lines(result)
     if "--summary" in options:
@@ -489,9 +491,7 @@ def gated(result):
         why = verdict(decisions[candidate]) if decisions else \
             "not accepted, as the data has no policy"
         lines.append("%s against %s: %s" % (candidate, systems[0], why))
-    accepted = decisions and all(decided["accepted"]
-                                 for decided in decisions.values())
-    return 0 if accepted else NOT_ACCEPTED, lines
+    return 0 if result["summary"]["accepted"] else NOT_ACCEPTED, lines
 
 
 def main(arguments=None):

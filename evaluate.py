@@ -495,16 +495,17 @@ def explain(corpus, case, run, *, k=2):
 # END OF THE CONTRACT OF ONE QUESTION
 # ==========================================================================
 
-__all__ += ["MEASURES", "ndcg", "tally_system", "explain_system",
-            "paired_test", "report", "load_data"]
 
-# --- Many questions --------------------------------------------------------
-# Each run is scored by the contract's public functions, with the corpus cut
-# down to the documents its case and run name: the shared corpus is checked
-# once, and each run costs what its question holds, not what the corpus does.
+__all__ += ["MEASURES", "ndcg", "tally_system", "explain_system",
+            "paired_test", "p_text", "report", "load_data"]
+
+# Below END, each layer uses what is above it, and of the contract only its
+# public functions: a scorer written in other words runs the whole report.
+
+# --- Names, and the keys of a case only a report reads --------------------
 
 _MAX_RUNS = 100  # repeated runs of one question by one system
-_MAX_TAGS = 20
+_MAX_TAGS = 20  # of one question
 _NAME_RULE = "names are 1 to 64 printable ASCII characters, no spaces"
 
 
@@ -543,7 +544,7 @@ def _check_grades(value, field, case):
                            "expected an int from 1 to 100, got %s", grade)
 
 
-# The keys of a case that the contract ignores and the report reads, each
+# The keys of a case that the contract ignores and a report reads, each
 # with its checker; a key a letter or two from one of these is a typo too.
 _REPORT_KEYS = {
     "grades": _check_grades,  # graded relevance, for nDCG
@@ -554,120 +555,11 @@ _ALL_CASE_KEYS = tuple(_CASE_KEYS) + tuple(_REPORT_KEYS)
 
 
 def _check_report_keys(case):
-    """Check the keys that only the report reads of a checked case."""
+    """Check the keys that only a report reads of a case validate() took."""
     _check_keys(case, "case", _ALL_CASE_KEYS)
     for key, check in _REPORT_KEYS.items():
         if key in case:
             check(case[key], 'case["%s"]' % key, case)
-
-
-def _strings(value, depth):
-    """Return every str in a tuple or a dict (its keys and values), and in
-    those within it, down to `depth` levels."""
-    found = []
-    items = value if type(value) is tuple else (*value, *value.values())
-    for item in items:
-        if type(item) is str:
-            found.append(item)
-        elif depth > 1 and type(item) in (tuple, dict):
-            found += _strings(item, depth - 1)
-    return found
-
-
-def _cut(corpus, case, run):
-    """Return the documents of a checked corpus that a case and a run name
-    (one at least): the contract checks the run against them in time that
-    grows with the run and its labels, not with the corpus."""
-    named = {}
-    for part, depth in ((case, 4), (run, 4)):
-        for doc_id in _strings(part, depth) if type(part) is dict else ():
-            if doc_id in corpus:
-                named[doc_id] = corpus[doc_id]
-    return named or dict([next(iter(corpus.items()))])
-
-
-def _runs_of(runs, name, system):
-    """Return a system's runs of a case as a tuple: (), when it did not
-    run the case."""
-    if system not in runs[name]:
-        return ()
-    given = runs[name][system]
-    if type(given) is not tuple:
-        return (given,)
-    if not given or len(given) > _MAX_RUNS:
-        raise _invalid("runs[%s][%s]" % (_shown(name), _shown(system)),
-                       "expected 1 to %s repeated runs, got %s", _MAX_RUNS,
-                       given)
-    return given
-
-
-def _check_questions(corpus, cases, runs, k):
-    """Check the shared corpus once, k, and that cases and runs are dicts
-    by case name, runs holding a dict of runs by system name."""
-    _check_corpus(corpus)
-    _check_k(k)
-    for part, value in (("cases", cases), ("runs", runs)):
-        if type(value) is not dict:
-            raise _invalid(part, "expected a dict, got %s", value)
-        _check_keys(value, part)
-    for name in cases:
-        _check_name(name, "cases")
-    for name, by_system in runs.items():
-        if name not in cases:
-            raise _invalid("runs", "no case named %s", name)
-        if type(by_system) is not dict:
-            raise _invalid("runs[%s]" % _shown(name),
-                           "expected a dict of runs by system, got %s",
-                           by_system)
-        _check_keys(by_system, "runs[%s]" % _shown(name))
-
-
-def _scored_runs(runs, name, system, score):
-    """Return [score(run)] of a system's runs of a case; a fault names the
-    case, then the system and the run when they are at fault."""
-    found, number = [], None
-    try:
-        for number, run in enumerate(_runs_of(runs, name, system), start=1):
-            found.append(score(run))
-    except EvaluationError as fault:
-        where = "case %s" % _shown(name)
-        if not str(fault).startswith("case"):  # the run's, not the case's
-            where += ", system %s" % _shown(system)
-            if number and type(runs[name][system]) is tuple:
-                where += ", run %d" % number
-        raise EvaluationError("%s: %s" % (where, fault)) from None
-    return found
-
-
-def _one_system(corpus, cases, runs, system, k, function):
-    """Return {case name: function() of a system's run, or a tuple, one a
-    repeated run} in case order, with no entry where it did not run."""
-    _check_name(system, "system")
-    _check_questions(corpus, cases, runs, k)
-    results = {}
-    for name, case in cases.items():
-        if name not in runs:
-            raise _invalid("case %s" % _shown(name), "missing from runs")
-        found = _scored_runs(runs, name, system, lambda run: function(
-            _cut(corpus, case, run), case, run, k=k))
-        if found:
-            many = type(runs[name][system]) is tuple
-            results[name] = tuple(found) if many else found[0]
-    if not results:
-        raise _invalid("system", "no run of %s", system)
-    return results
-
-
-def tally_system(corpus, cases, runs, system, *, k=2):
-    """Return {case name: tally()} of one system in case order: a tuple of
-    tallies for repeated runs, no entry for a case it did not run. runs
-    maps each case name to its runs by system name."""
-    return _one_system(corpus, cases, runs, system, k, tally)
-
-
-def explain_system(corpus, cases, runs, system, *, k=2):
-    """Return {case name: explain()} of one system, as tally_system() does."""
-    return _one_system(corpus, cases, runs, system, k, explain)
 
 
 # --- The measures of one question -----------------------------------------
@@ -718,6 +610,250 @@ MEASURES = {
 }
 
 
+def _averaged(measures):
+    """Return the measures named that are averaged and tested: all but a
+    yes or no."""
+    return [name for name in measures if not MEASURES[name].get("yes_no")]
+
+
+# --- Checked data: one parse -----------------------------------------------
+# A data set is a dict of _DATA_KEYS (the fixture, a JSON file or TREC
+# files read into one). _checked() checks it once, at this boundary, into
+# records: what lies below reads them and checks nothing again. Each run
+# is left to the contract's tally(), which checks it as it scores it.
+
+_DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
+              "manifests")
+_MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
+_MAX_ROWS = 150000  # runs in all: 75,000 questions of two systems
+_MAX_TAGS_IN_ALL = 100  # each a slice of the summary
+_SLICES = ("answerable", "unanswerable")
+# What a run manifest must hold the same for every system: runs on another
+# corpus, other questions, permissions or rubric compare nothing.
+_HELD_CONSTANT = ("corpus", "questions", "permissions", "rubric")
+_NO_RUN = {"retrieved": (), "claims": ()}  # valid beside any case
+
+
+class _Record:
+    """Named fields, set from the arguments in the order of __slots__.
+    (collections.namedtuple would do, but importing it costs more than
+    printing the fixture's table.)"""
+
+    __slots__ = ()
+
+    def __init__(self, *values):
+        for name, value in zip(self.__slots__, values):
+            setattr(self, name, value)
+
+
+class _Question(_Record):
+    """A checked case: its name, the case, its runs as {system: a tuple of
+    one run or of repeated ones}, whether each was given as a tuple,
+    whether it is answerable, and its group (None: a group of its own)."""
+
+    __slots__ = ("name", "case", "runs", "repeated", "answerable", "group")
+
+
+class _Data(_Record):
+    """A checked data set: k, the systems (the baseline first), the corpus,
+    {name: _Question} in case order, the policy and manifests (or None),
+    the measures it has, its slices ({slice: question names}) and its
+    groups ({name: group}, or None when no case names one)."""
+
+    __slots__ = ("k", "systems", "corpus", "questions", "policy",
+                 "manifests", "measures", "slices", "groups")
+
+
+def _answerable(case):
+    """True unless a checked case has nothing relevant or no claim expected:
+    an unanswerable question, whose right answer is an empty one."""
+    return case["relevant"] != () and case["support"] != {}
+
+
+def _strings(value, depth):
+    """Return every str in a tuple or a dict (its keys and values), and in
+    those within it, down to `depth` levels."""
+    found = []
+    items = value if type(value) is tuple else (*value, *value.values())
+    for item in items:
+        if type(item) is str:
+            found.append(item)
+        elif depth > 1 and type(item) in (tuple, dict):
+            found += _strings(item, depth - 1)
+    return found
+
+
+def _cut(corpus, case, run):
+    """Return the documents of a checked corpus that a case and a run name
+    (one at least): the contract checks the run against them in time that
+    grows with the run and its labels, not with the corpus."""
+    named = {}
+    for part in (case, run):
+        for doc_id in _strings(part, 4) if type(part) is dict else ():
+            if doc_id in corpus:
+                named[doc_id] = corpus[doc_id]
+    return named or dict([next(iter(corpus.items()))])
+
+
+def _runs_of(runs, name, system):
+    """Return a system's runs of a case as a tuple: (), when it did not
+    run the case."""
+    if system not in runs[name]:
+        return ()
+    given = runs[name][system]
+    if type(given) is not tuple:
+        return (given,)
+    if not given or len(given) > _MAX_RUNS:
+        where = "case %s, system %s: runs[%s][%s]" % (
+            _shown(name), _shown(system), _shown(name), _shown(system))
+        raise _invalid(where, "expected 1 to %s repeated runs, got %s",
+                       _MAX_RUNS, given)
+    return given
+
+
+def _check_questions(corpus, cases, runs, k):
+    """Check the shared corpus once, k, and that cases and runs are dicts
+    by case name, runs holding a dict of runs by system name."""
+    _check_corpus(corpus)
+    _check_k(k)
+    for part, value in (("cases", cases), ("runs", runs)):
+        if type(value) is not dict:
+            raise _invalid(part, "expected a dict, got %s", value)
+        _check_keys(value, part)
+    for name in cases:
+        _check_name(name, "cases")
+    for name, by_system in runs.items():
+        if name not in cases:
+            raise _invalid("runs", "no case named %s", name)
+        if type(by_system) is not dict:
+            raise _invalid("runs[%s]" % _shown(name),
+                           "expected a dict of runs by system, got %s",
+                           by_system)
+        _check_keys(by_system, "runs[%s]" % _shown(name))
+
+
+def _check_systems(systems):
+    """Check a tuple of 2 to 100 distinct names, the baseline first."""
+    if type(systems) is not tuple or not 2 <= len(systems) <= _MAX_SYSTEMS:
+        raise _invalid("systems", "expected a tuple of 2 to %s names, the "
+                       "baseline first, got %s", _MAX_SYSTEMS, systems)
+    for system in systems:
+        _check_name(system, "systems")
+    if len(set(systems)) < len(systems):
+        raise _invalid("systems", "repeated name %s", next(
+            system for index, system in enumerate(systems)
+            if system in systems[:index]))
+
+
+def _check_manifests(manifests, systems):
+    """Check that manifests gives each system an object of strings, and
+    that the fields of _HELD_CONSTANT are the same for all (a field left
+    out is None)."""
+    if type(manifests) is dict:
+        _check_keys(manifests, "manifests")
+    if type(manifests) is not dict or set(manifests) != set(systems):
+        raise _invalid("manifests", "expected an object with the keys %s, "
+                       "got %s", systems, manifests)
+    for system in systems:
+        field = "manifests[%s]" % _shown(system)
+        if type(manifests[system]) is not dict:
+            raise _invalid(field, "expected an object of strings, got %s",
+                           manifests[system])
+        _check_keys(manifests[system], field)
+        for key, value in manifests[system].items():
+            _check_name(key, field)  # printed as it is: a name's rule holds
+            if type(value) is not str:
+                raise _invalid("%s[%s]" % (field, _shown(key)),
+                               "expected a string, got %s", value)
+    first = manifests[systems[0]]
+    for system in systems[1:]:
+        for field in _HELD_CONSTANT:
+            if first.get(field) != manifests[system].get(field):
+                raise _invalid("manifests", '"' + field + '" must be the '
+                               "same for every system, got %s for %s and "
+                               "%s for %s", first.get(field), systems[0],
+                               manifests[system].get(field), system)
+
+
+def _data_parts(data):
+    """Return a data set's parts as a dict of _DATA_KEYS, k 2 and policy and
+    manifests None when left out, once its keys, k, systems and manifests
+    are checked."""
+    if type(data) is not dict:
+        raise _invalid("data", "expected an object with the keys %s, got %s",
+                       _DATA_KEYS, data)
+    _check_keys(data, "data", _DATA_KEYS)
+    for key in data:
+        if key not in _DATA_KEYS:  # a misspelt "policy" must not pass unseen
+            raise _invalid("data", "unknown key %s; the keys are %s", key,
+                           _DATA_KEYS)
+    for key in ("systems", "corpus", "cases", "runs"):
+        if key not in data:
+            raise _invalid("data", "missing the key %s", key)
+    parts = dict(dict.fromkeys(_DATA_KEYS), k=2)
+    parts.update(data)
+    _check_k(parts["k"])
+    _check_systems(parts["systems"])
+    if parts["manifests"] is not None:
+        _check_manifests(parts["manifests"], parts["systems"])
+    return parts
+
+
+def _check_runs(cases, runs, systems):
+    """Check that every case is a dict that some listed system ran, that
+    every system named in runs is listed, and that there are at most
+    150,000 runs in all (each repeated run counted) and 100 tags."""
+    listed, rows, tags = set(systems), 0, set()
+    for name, case in cases.items():
+        if type(case) is not dict:
+            raise _invalid("case %s" % _shown(name), "expected a dict, got %s",
+                           case)
+        if type(case.get("tags")) is tuple:  # checked as its case is
+            tags.update(tag for tag in case["tags"] if type(tag) is str)
+        if not runs.get(name):
+            raise _invalid("case %s" % _shown(name), "no system ran it: "
+                           "missing from runs")
+        for system, given in runs[name].items():
+            if system not in listed:
+                raise _invalid("runs[%s]" % _shown(name), "system %s is not "
+                               'in "systems"', system)
+            rows += len(given) if type(given) is tuple else 1
+    if rows > _MAX_ROWS:
+        raise _invalid("runs", "expected at most %s runs in all (each "
+                       "repeated run counts), got %s", _MAX_ROWS, rows)
+    if len(tags) > _MAX_TAGS_IN_ALL:
+        raise _invalid("cases", "expected at most %s tags in all, got %s",
+                       _MAX_TAGS_IN_ALL, len(tags))
+
+
+def _question(name, case, runs, corpus, k):
+    """Return the _Question of a case whose shape is checked: its labels
+    checked in full, once, by validate() (each run then sees its own)."""
+    try:
+        validate(_cut(corpus, case, None), case, _NO_RUN, k)
+        _check_report_keys(case)
+    except EvaluationError as fault:
+        raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
+    given = {system: _runs_of(runs, name, system) for system in runs[name]}
+    repeated = {system: type(runs[name][system]) is tuple
+                for system in given}
+    return _Question(name, case, given, repeated, _answerable(case),
+                     case.get("group"))
+
+
+def _slices(questions):
+    """Return {slice: question names, in case order}: the answerable, the
+    unanswerable, then "tag:NAME" per tag, in the order tags are first
+    used."""
+    parts = {part: [] for part in _SLICES}
+    for question in questions.values():
+        parts[_SLICES[not question.answerable]].append(question.name)
+    for question in questions.values():
+        for tag in question.case.get("tags", ()):
+            parts.setdefault("tag:" + tag, []).append(question.name)
+    return parts
+
+
 def _measures_of(cases):
     """Return the names of the measures a data set has: each that needs no
     case key, or whose key some case gives."""
@@ -728,17 +864,117 @@ def _measures_of(cases):
             if measure.get("needs") in given | {None}]
 
 
-def _averaged(measures):
-    """Return the measures named that are averaged and tested: all but a
-    yes or no."""
-    return [name for name in measures if not MEASURES[name].get("yes_no")]
+def _checked(data):
+    """Return a data set (a dict of _DATA_KEYS) checked, as _Data: its
+    keys, k, systems and manifests, the shared corpus once, the shapes of
+    cases and runs, then each case in full. The policy is checked by
+    _check_policy(), which reads the rules below."""
+    parts = _data_parts(data)
+    corpus, cases, runs = parts["corpus"], parts["cases"], parts["runs"]
+    _check_questions(corpus, cases, runs, parts["k"])
+    _check_runs(cases, runs, parts["systems"])
+    questions = {}
+    for name, case in cases.items():
+        questions[name] = _question(name, case, runs, corpus, parts["k"])
+    groups = None
+    if any(question.group is not None for question in questions.values()):
+        groups = {name: question.group
+                  for name, question in questions.items()}
+    return _Data(parts["k"], parts["systems"], corpus, questions,
+                 parts["policy"], parts["manifests"], _measures_of(cases),
+                 _slices(questions), groups)
+
+
+# --- Many questions --------------------------------------------------------
+# Each run is scored by the contract's public functions, with the corpus cut
+# down to the documents its case and run name: the shared corpus is checked
+# once, and each run costs what its question holds, not what the corpus does.
+
+def _trimmed(case, run):
+    """Return a checked case whose "optional", "disputed" and "rejected"
+    hold only the claims a run names: the others cannot change its values,
+    so each run is checked against its own labels, not every run's."""
+    named = set(_strings(run, 3)) if type(run) is dict else set()
+    trimmed = dict(case)
+    for key in ("optional", "disputed"):
+        if key in case:
+            trimmed[key] = {claim_id: sources for claim_id, sources in
+                            case[key].items() if claim_id in named}
+    if "rejected" in case:
+        trimmed["rejected"] = tuple(claim_id for claim_id in case["rejected"]
+                                    if claim_id in named)
+    return trimmed
+
+
+def _faulted(fault, name, system, number):
+    """Return a fault of a run, the case named first, then the system and
+    the run (numbered when runs repeat) where the run is at fault."""
+    where = "case %s" % _shown(name)
+    if not str(fault).startswith("case"):  # the run's, not the case's
+        where += ", system %s" % _shown(system)
+        if number:
+            where += ", run %d" % number
+    return EvaluationError("%s: %s" % (where, fault))
+
+
+def _one_system(corpus, cases, runs, system, k, function):
+    """Return {case name: function() of a system's run, or a tuple, one a
+    repeated run} in case order, with no entry where it did not run."""
+    _check_name(system, "system")
+    _check_questions(corpus, cases, runs, k)
+    results = {}
+    for name, case in cases.items():
+        if name not in runs:
+            raise _invalid("case %s" % _shown(name), "missing from runs")
+        given, found = _runs_of(runs, name, system), []
+        many = type(runs[name].get(system)) is tuple
+        for number, run in enumerate(given, start=1):
+            try:
+                found.append(function(_cut(corpus, case, run), case, run,
+                                      k=k))
+            except EvaluationError as fault:
+                raise _faulted(fault, name, system, many and number
+                               ) from None
+        if found:
+            results[name] = tuple(found) if many else found[0]
+    if not results:
+        raise _invalid("system", "no run of %s", system)
+    return results
+
+
+def tally_system(corpus, cases, runs, system, *, k=2):
+    """Return {case name: tally()} of one system in case order: a tuple of
+    tallies for repeated runs, no entry for a case it did not run. runs
+    maps each case name to its runs by system name."""
+    return _one_system(corpus, cases, runs, system, k, tally)
+
+
+def explain_system(corpus, cases, runs, system, *, k=2):
+    """Return {case name: explain()} of one system, as tally_system() does."""
+    return _one_system(corpus, cases, runs, system, k, explain)
 
 
 # --- The scored table ------------------------------------------------------
 # Each run is tallied once in each reading: the strict one, and the lenient
-# one where its case disputes a label. Means of repeated runs come from the
-# runs' own values. Everything below reads only this table:
-# table[reading][system][case name] is an entry, none where not run.
+# one where its case disputes a label. Everything below reads this table:
+# the _Scored record of each question a system ran, in each reading.
+
+class _Scored(_Record):
+    """One question run by one system, in one reading: {measure: the mean
+    of its runs' values} (None: n/a), {count: the mean of its runs'}, each
+    run's (values, counts), explain() of each run (None where not asked),
+    and whether the question is answerable."""
+
+    __slots__ = ("values", "counts", "runs", "explained", "answerable")
+
+
+class _Table(_Record):
+    """The scored data: {system: {question name: _Scored}} in the strict
+    reading, and in the lenient one (None when no label is disputed; there
+    a question that disputes none has its strict record)."""
+
+    __slots__ = ("strict", "lenient")
+
 
 def _mean(values):
     """Return the mean of the values that are not None (n/a is skipped,
@@ -759,116 +995,90 @@ def _exact_mean(counts):
     return total.numerator if total.denominator == 1 else total
 
 
-def _cell(case, run, counts, measures, k):
-    """Return one run's cell: its counts and {measure: value}."""
+def _values_of(case, run, counts, data):
+    """Return {measure: value} of one run of a case, in the order of the
+    data's measures."""
     six = scores(counts)
     values = {}
-    for name in measures:
-        value = MEASURES[name].get("value")
-        values[name] = six[name] if value is None else value(case, run, k)
-    return {"counts": counts, "scores": values}
+    for name in data.measures:
+        found = MEASURES[name].get("value")  # a function of its own
+        values[name] = found(case, run, data.k) if found else six[name]
+    return values
 
 
-def _entry(cells, explained, answerable):
-    """Return the entry of one question and system: the means of its runs'
-    values and counts, its runs' cells, explain() of each run (None where
-    not asked), and whether the question is answerable."""
-    first = cells[0]
-    scored, counted = first["scores"], first["counts"]
-    if len(cells) > 1:
-        scored = {name: _mean([cell["scores"][name] for cell in cells])
-                  for name in scored}
-        counted = {name: _exact_mean([cell["counts"][name] for cell in cells])
-                   for name in counted}
-    return {"scores": scored, "counts": counted, "runs": cells,
-            "explain": explained, "answerable": answerable}
-
-
-def _trimmed(case, run):
-    """Return a checked case whose "optional", "disputed" and "rejected"
-    hold only the claims a run names: the others cannot change its values,
-    so each run is checked against its own labels, not every run's."""
-    named = set(_strings(run, 3)) if type(run) is dict else set()
-    trimmed = dict(case)
-    for key in ("optional", "disputed"):
-        if key in case:
-            trimmed[key] = {claim_id: sources for claim_id, sources in
-                            case[key].items() if claim_id in named}
-    if "rejected" in case:
-        trimmed["rejected"] = tuple(claim_id for claim_id in case["rejected"]
-                                    if claim_id in named)
-    return trimmed
-
-
-def _run_cells(corpus, case, run, k, parts):
-    """Return ({reading: cell} of one run, explain() of it or None); parts
-    holds the measures, whether to explain every run, and whether the case
-    judges claims (then the run sees its own labels alone)."""
-    measures, explaining, judged = parts
-    readings = {"strict": _trimmed(case, run) if judged else case}
-    if readings["strict"].get("disputed"):
-        readings["lenient"] = lenient(readings["strict"])
-    cut = _cut(corpus, readings["strict"], run)
-    cells = {}
+def _scored_run(data, question, run, explaining):
+    """Return ({reading: (values, counts)} of one run, explain() of it or
+    None): the run sees the labels it names alone, and the documents its
+    case and it name."""
+    case = question.case
+    if any(key in case for key in _JUDGEMENTS):
+        case = _trimmed(case, run)
+    readings = {"strict": case}
+    if case.get("disputed"):
+        readings["lenient"] = lenient(case)
+    cut = _cut(data.corpus, case, run)
+    scored = {}
     for reading, labels in readings.items():
-        counts = tally(cut, labels, run, k=k)
-        _check_report_keys(case)  # checked by tally() as the contract's
-        cells[reading] = _cell(labels, run, counts, measures, k)
-    cells.setdefault("lenient", cells["strict"])  # no disputed label: alike
-    counts = cells["strict"]["counts"]
+        counts = tally(cut, labels, run, k=data.k)
+        scored[reading] = _values_of(labels, run, counts, data), counts
+    counts = scored["strict"][1]
     # The summary counts each unsupported claim and each disclosure.
     if explaining or counts["supported"] != counts["generated"] \
             or counts["disclosed"]:
-        return cells, explain(cut, readings["strict"], run, k=k)
-    return cells, None
+        return scored, explain(cut, case, run, k=data.k)
+    return scored, None
 
 
-_NO_RUN = {"retrieved": (), "claims": ()}  # valid beside any case
+def _scored(runs, explained, answerable):
+    """Return the _Scored record of a question's runs, each a (values,
+    counts) pair: a repeated run's values and counts are their means."""
+    values, counts = runs[0]
+    if len(runs) > 1:
+        values = {name: _mean([run[0][name] for run in runs])
+                  for name in values}
+        counts = {name: _exact_mean([run[1][name] for run in runs])
+                  for name in counts}
+    return _Scored(values, counts, tuple(runs), tuple(explained),
+                   answerable)
 
 
-def _question(corpus, case, name, runs, systems, k, parts):
-    """Return {reading: {system: entry}} of one question: the strict
-    reading, and the lenient one where the case disputes a label."""
-    judged = type(case) is dict and any(key in case for key in _JUDGEMENTS)
-    if judged:  # its labels checked once, in full, as runs see only theirs
+def _runs_scored(data, question, system, explaining):
+    """Return [_scored_run()] of each run of a question by a system; a
+    fault names the case, then the system and the run."""
+    found = []
+    for number, run in enumerate(question.runs[system], start=1):
         try:
-            validate(_cut(corpus, case, None), case, _NO_RUN, k)
+            found.append(_scored_run(data, question, run, explaining))
         except EvaluationError as fault:
-            raise EvaluationError("case %s: %s" % (_shown(name), fault)
-                                  ) from None
-    readings = ["strict"] + ["lenient"] * bool(judged and case.get("disputed"))
-    scored = {reading: {} for reading in readings}
-    for system in systems:
-        found = _scored_runs(runs, name, system, lambda run: _run_cells(
-            corpus, case, run, k, parts + (judged,)))
-        explained = [explanation for cells, explanation in found]
-        for reading in readings if found else ():
-            cells = [cells[reading] for cells, explanation in found]
-            scored[reading][system] = _entry(cells, explained,
-                                             _answerable(case))
-    return scored
+            many = question.repeated[system]
+            raise _faulted(fault, question.name, system,
+                           many and number) from None
+    return found
 
 
-def _scored(data, explaining):
-    """Return the scored table of checked data: {reading: {system: {case
-    name: entry}}}, "lenient" only where some case disputes a label (there,
-    a question that disputes none has its strict entries)."""
-    cases, systems = data["cases"], data["systems"]
-    parts = (_measures_of(cases), explaining)
-    questions = {name: _question(data["corpus"], case, name, data["runs"],
-                                 systems, data["k"], parts)
-                 for name, case in cases.items()}
-    readings = ["strict"]
-    if any("lenient" in question for question in questions.values()):
-        readings.append("lenient")
-    table = {}
-    for reading in readings:
-        table[reading] = {system: {} for system in systems}
-        for name, question in questions.items():
-            by_system = question.get(reading, question["strict"])
-            for system, entry in by_system.items():
-                table[reading][system][name] = entry
+def _table(data, explaining):
+    """Return the _Table of checked data: each question each system ran,
+    scored run by run."""
+    disputed = any(question.case.get("disputed")
+                   for question in data.questions.values())
+    table = _Table({system: {} for system in data.systems},
+                   {system: {} for system in data.systems} if disputed
+                   else None)
+    for question in data.questions.values():
+        for system in question.runs:
+            found = _runs_scored(data, question, system, explaining)
+            explained = [explanation for scored, explanation in found]
+            strict = _scored([scored["strict"] for scored, _ in found],
+                             explained, question.answerable)
+            table.strict[system][question.name] = strict
+            if disputed:
+                loose = strict if not question.case.get("disputed") else \
+                    _scored([scored.get("lenient", scored["strict"])
+                             for scored, _ in found],
+                            explained, question.answerable)
+                table.lenient[system][question.name] = loose
     return table
+
 
 # --- The paired test -------------------------------------------------------
 # paired_test() says how much a few questions can show at all. Values are
@@ -1119,6 +1329,8 @@ def _paired(before, after, groups, runs=0):
         "p": p,
         "min_p": _lowest_p(wins + losses),
         "method": method,
+        # A sampled p that no draw reached: the p is then a bound.
+        "bound": sampled and p * (1 + _SAMPLES) == 1,
         "samples": _SAMPLES if sampled else None,
         "standard_error": (float(p) * (1 - float(p)) / _SAMPLES) ** 0.5
         if sampled else 0.0,
@@ -1170,7 +1382,9 @@ def paired_test(before, after, *, groups=None):
                                       differences whose sum is at least as
                                       far from 0 as the observed one
         min_p                         2**(1 - m), the lowest p m units give
-        method, samples               "exact", or "sampled" and the draws
+        method, bound, samples        "exact", or "sampled", whether a
+                                      sampled p is a bound (no draw
+                                      reached it), and the draws
         standard_error                of a sampled p; 0.0 for an exact one
         unmatched_runs                questions whose two sides hold
                                       different numbers of runs
@@ -1214,27 +1428,7 @@ def p_text(p, method="exact"):
 # baseline to a candidate, on the questions both ran.
 
 _VERDICTS = ("improved", "regressed", "mixed", "unchanged", "not judged")
-_SLICES = ("answerable", "unanswerable")
-_HELD_CONSTANT = ("corpus", "questions", "permissions", "rubric")
-
-
-def _answerable(case):
-    """True unless a checked case has nothing relevant or no claim expected:
-    an unanswerable question, whose right answer is an empty one."""
-    return case["relevant"] != () and case["support"] != {}
-
-
-def _slices(cases):
-    """Return {slice: question names, in case order}: the answerable, the
-    unanswerable, then "tag:NAME" per tag, in the order tags are first
-    used."""
-    parts = {part: [] for part in _SLICES}
-    for name, case in cases.items():
-        parts[_SLICES[not _answerable(case)]].append(name)
-    for name, case in cases.items():
-        for tag in case.get("tags", ()):
-            parts.setdefault("tag:" + tag, []).append(name)
-    return parts
+_FLOOR_LEVEL = 0.05  # the level a floor is held against without a policy
 
 
 def _change(before, after):
@@ -1275,24 +1469,24 @@ def _macro_mean(values, total):
     return {"mean": _mean(present), "averaged": len(present), "total": total}
 
 
-def _pooled_support(entries):
+def _pooled_support(scored):
     """Return {supported, generated, ratio}: the claims of every judged run
-    of the entries, added up."""
+    of the _Scored records, added up."""
     supported = generated = 0
-    for entry in entries:
-        for cell in entry["runs"]:
-            if cell["counts"]["supported"] is not None:
-                supported += cell["counts"]["supported"]
-                generated += cell["counts"]["generated"]
+    for record in scored:
+        for values, counts in record.runs:
+            if counts["supported"] is not None:
+                supported += counts["supported"]
+                generated += counts["generated"]
     ratio = supported / generated if generated else None
     return {"supported": supported, "generated": generated, "ratio": ratio}
 
 
-def _abstentions(entries):
-    """Return {correct, total}: the judged answers among the entries of
-    unanswerable questions, and those of them with no claim."""
-    judged = [entry["counts"] for entry in entries
-              if entry["counts"]["covered"] is not None]
+def _abstentions(scored):
+    """Return {correct, total}: the judged answers among the _Scored records
+    of unanswerable questions, and those of them with no claim."""
+    judged = [record.counts for record in scored
+              if record.counts["covered"] is not None]
     correct = [counts for counts in judged if counts["generated"] == 0]
     return {"correct": len(correct), "total": len(judged)}
 
@@ -1301,39 +1495,31 @@ def _slice_means(names, by_system, measures):
     """Return a slice's means: per averaged measure and system the macro
     mean, then pooled support, then correct abstentions over its
     unanswerable questions (None when it has none)."""
-    ran = {system: [entries[name] for name in names if name in entries]
-           for system, entries in by_system.items()}
+    ran = {system: [scored[name] for name in names if name in scored]
+           for system, scored in by_system.items()}
     means = {}
     for measure in _averaged(measures):
         means[measure] = {}
-        for system, entries in ran.items():
-            values = [entry["scores"][measure] for entry in entries]
+        for system, records in ran.items():
+            values = [record.values[measure] for record in records]
             means[measure][system] = _macro_mean(values, len(names))
-    means["pooled_support"] = {system: _pooled_support(entries)
-                               for system, entries in ran.items()}
-    unanswerable = {system: [entry for entry in entries
-                             if not entry["answerable"]]
-                    for system, entries in ran.items()}
+    means["pooled_support"] = {system: _pooled_support(records)
+                               for system, records in ran.items()}
+    unanswerable = {system: [record for record in records
+                             if not record.answerable]
+                    for system, records in ran.items()}
     means["correct_abstentions"] = None
     if any(unanswerable.values()):
         means["correct_abstentions"] = {
-            system: _abstentions(entries)
-            for system, entries in unanswerable.items()}
+            system: _abstentions(records)
+            for system, records in unanswerable.items()}
     return means
 
 
-def _means(parts, by_system, measures):
-    """Return _slice_means() of every slice."""
-    return {part: _slice_means(names, by_system, measures)
-            for part, names in parts.items()}
-
-
-def _groups(cases):
-    """Return each question's group for the paired test (None: a group of
-    its own), or None when no case names one."""
-    if not any("group" in case for case in cases.values()):
-        return None
-    return {name: case.get("group") for name, case in cases.items()}
+def _means(data, by_system):
+    """Return _slice_means() of every slice of the data."""
+    return {part: _slice_means(names, by_system, data.measures)
+            for part, names in data.slices.items()}
 
 
 def _units(names, groups):
@@ -1344,35 +1530,31 @@ def _units(names, groups):
     return len({groups[name] or (name,) for name in names})
 
 
-def _pairs(by_system, systems, names):
-    """Return (name, the first system's entry, the second's) of each
-    question among names that both ran."""
-    before, after = by_system[systems[0]], by_system[systems[1]]
-    return [(name, before[name], after[name]) for name in names
-            if name in before and name in after]
-
-
-def _paired_on(pairs, measure, groups, read):
-    """Return paired_test() of one measure over pairs of entries (see
-    _pairs()); read holds the fraction of each value read so far."""
+def _paired_on(before, after, names, measure, groups, read):
+    """Return paired_test() of one measure over the questions among names
+    that both systems' _Scored records ({name: record}) hold; read holds
+    the fraction of each value read so far."""
     values, unmatched = ({}, {}), 0
-    for name, before, after in pairs:
-        for entry, side in ((before, values[0]), (after, values[1])):
-            value = entry["scores"][measure]
+    for name in names:
+        if name not in before or name not in after:
+            continue
+        for record, side in ((before[name], values[0]),
+                             (after[name], values[1])):
+            value = record.values[measure]
             if value is not None and value not in read:
                 read[value] = _exact(value)
             side[name] = None if value is None else read[value]
-        if len(before["runs"]) != len(after["runs"]):
+        if len(before[name].runs) != len(after[name].runs):
             unmatched += 1  # unequal runs can favour either side
     return _paired(values[0], values[1], groups, unmatched)
 
 
 def _moved(before, after):
     """Return [(measure, before, after, judged)] of each value that changed
-    from one entry to another; judged is False where a side is n/a."""
+    from one record to another; judged is False where a side is n/a."""
     moved = []
-    for measure in before["scores"]:
-        old, new = before["scores"][measure], after["scores"][measure]
+    for measure in before.values:
+        old, new = before.values[measure], after.values[measure]
         if old != new:
             judged = _change(old, new) is not None
             moved.append((measure, old, new, judged))
@@ -1383,11 +1565,11 @@ def _changes(before, after):
     """Return {case, verdict, moved} of each question both systems ran, in
     case order."""
     changes = []
-    for name, entry in before.items():
+    for name, record in before.items():
         if name in after:
-            verdict = _verdict(entry["scores"], after[name]["scores"])
+            verdict = _verdict(record.values, after[name].values)
             changes.append({"case": name, "verdict": verdict,
-                            "moved": _moved(entry, after[name])})
+                            "moved": _moved(record, after[name])})
     return changes
 
 
@@ -1398,7 +1580,7 @@ def _turned(changes, loose, systems):
     turned = []
     for change in changes:
         name = change["case"]
-        verdict = _verdict(before[name]["scores"], after[name]["scores"])
+        verdict = _verdict(before[name].values, after[name].values)
         if verdict != change["verdict"]:
             turned.append((name, change["verdict"], verdict))
     return turned
@@ -1419,56 +1601,73 @@ def _manifest_changes(manifests, systems):
 _MAX_TESTED = 10  # candidates past which only the declared measure is tested
 
 
-def _tested(data, table, parts):
+def _declared(data):
+    """Return the measure the policy's significance rule declares, or None."""
+    return (data.policy or {}).get("significance", {}).get("metric")
+
+
+def _tested(data, table):
     """Return {reading: {candidate: {measure: paired test}}}, each from the
     baseline on the answerable slice: in the strict reading, of each
     averaged measure (past 10 candidates, the declared one alone), and in
     the lenient one, of the measure the policy declares, if any."""
-    systems = data["systems"]
-    declared = (data["policy"] or {}).get("significance", {}).get("metric")
-    measures = _averaged(_measures_of(data["cases"]))
+    systems, declared = data.systems, _declared(data)
+    measures = _averaged(data.measures)
     if len(systems) - 1 > _MAX_TESTED:
         measures = [declared] if declared else []
-    groups, read = _groups(data["cases"]), {}  # read: each value's fraction
+    read = {}  # the fraction of each value read so far: values repeat
     tests = {}
-    for reading, by_system in table.items():
+    for reading in ("strict", "lenient"):
+        by_system = getattr(table, reading)
+        if by_system is None:
+            continue
         wanted = measures if reading == "strict" else [declared] * bool(
             declared)
         tests[reading] = {}
         for candidate in systems[1:]:
-            pairs = _pairs(by_system, (systems[0], candidate),
-                           parts["answerable"])
-            tests[reading][candidate] = {
-                measure: _paired_on(pairs, measure, groups, read)
+            tests[reading][candidate] = {measure: _paired_on(
+                by_system[systems[0]], by_system[candidate],
+                data.slices["answerable"], measure, data.groups, read)
                 for measure in wanted}
     return tests
 
 
-def _comparison(data, table, parts, candidate, tests, decided):
+def _floor(data, answerable):
+    """Return {p, units, level, reached}: the lowest p the paired test can
+    give were every answerable unit both ran to move one way, and whether
+    it is below the level (alpha of a declared test, else 0.05)."""
+    units = _units(answerable, data.groups)
+    level = (data.policy or {}).get("significance", {}).get(
+        "alpha", _FLOOR_LEVEL)
+    floor = _lowest_p(units)
+    return {"p": floor, "units": units, "level": level,
+            "reached": floor < level}
+
+
+def _comparison(data, table, candidate, tests, decided):
     """Return the comparison of one candidate with the baseline on the
     questions both ran, with its paired tests."""
-    systems = (data["systems"][0], candidate)
-    strict, groups = table["strict"], _groups(data["cases"])
-    changes = _changes(strict[systems[0]], strict[candidate])
+    systems = (data.systems[0], candidate)
+    changes = _changes(table.strict[systems[0]], table.strict[candidate])
     verdicts = {change["case"]: change["verdict"] for change in changes}
-    answerable = [name for name in parts["answerable"] if name in verdicts]
-    units = _units(answerable, groups)
-    tags = [part for part in parts if part not in _SLICES]
+    answerable = [name for name in data.slices["answerable"]
+                  if name in verdicts]
+    tags = [part for part in data.slices if part not in _SLICES]
     return {
         "baseline": systems[0], "candidate": candidate,
-        "manifest_changes": _manifest_changes(data["manifests"], systems),
+        "manifest_changes": _manifest_changes(data.manifests, systems),
         "shared": len(changes),
         "changes": changes,
         "totals": _totals(list(verdicts.values())),
-        "slice_totals": {part: _totals([verdicts[name] for name in parts[part]
+        "slice_totals": {part: _totals([verdicts[name]
+                                        for name in data.slices[part]
                                         if name in verdicts])
                          for part in tags},
-        "lenient_changes": _turned(changes, table["lenient"], systems)
-        if "lenient" in table else None,
+        "lenient_changes": None if table.lenient is None
+        else _turned(changes, table.lenient, systems),
         "paired_tests": tests,
-        "p_floor": _lowest_p(units),  # were every answerable unit to move
+        "floor": _floor(data, answerable),
         "decision": decided,
-        "units": units,
     }
 
 
@@ -1478,8 +1677,8 @@ def _comparison(data, table, parts, candidate, tests, decided):
 # rule is one entry of _RULES: the function that checks its setting (None:
 # the rule is always on, and no policy names it) and the function that
 # judges it. A judging function takes the rule's name, the policy, the
-# candidate's and the baseline's entries of one reading by case name (the
-# baseline None when the candidate is judged alone) and the declared paired
+# candidate's and the baseline's _Scored records of one reading by case
+# name (the baseline None when the candidate is judged alone) and the declared paired
 # test; it returns [(held, (rule, question or slice, detail))], held True,
 # False, or None where it could judge nothing. To add a rule, write its two
 # functions and add its entry.
@@ -1503,8 +1702,8 @@ def _disclosure_findings(rule, policy, candidate, baseline, test):
     restricted document is broken: no accuracy and no rule can excuse
     showing a document to someone who may not see it."""
     findings = []
-    for name, entry in candidate.items():
-        disclosed = entry["counts"]["disclosed"]
+    for name, record in candidate.items():
+        disclosed = record.counts["disclosed"]
         if disclosed:
             detail = _plural(disclosed, "restricted document")
             findings.append((False, (rule, name, detail + " in the top k or "
@@ -1534,8 +1733,8 @@ def _critical_findings(rule, policy, candidate, baseline, test):
             ran = "the baseline" if name not in baseline else "the candidate"
             findings.append((held, (rule, name, ran + " did not run it")))
             continue
-        findings.append(_critical(rule, name, baseline[name]["scores"],
-                                  candidate[name]["scores"], tolerance))
+        findings.append(_critical(rule, name, baseline[name].values,
+                                  candidate[name].values, tolerance))
     return findings or [(None, (rule, "", "lists no question"))]
 
 
@@ -1568,12 +1767,12 @@ def _coverage_findings(rule, policy, candidate, baseline, test):
             findings.append((False, (rule, name, "the candidate did not run "
                                      "it")))
             continue
-        counts = candidate[name]["counts"]
+        counts = candidate[name].counts
         if counts["covered"] is not None:
             # As the fraction it is: 2/3 falls short of 0.67.
             detail = "coverage %s/%d, minimum %g" % (
                 _number(counts["covered"]), counts["expected"], policy[rule])
-            held = candidate[name]["scores"]["coverage"] >= policy[rule]
+            held = candidate[name].values["coverage"] >= policy[rule]
             findings.append((held, (rule, name, detail)))
     why = "lists no question" if not policy["critical"] else _NO_ANSWER
     return findings or [(None, (rule, "", why))]
@@ -1588,9 +1787,9 @@ def _budget_findings(rule, policy, candidate, baseline, test):
     claims (unsupported_rate)."""
     findings = []
     for part in _SLICES:
-        judged = [entry["counts"] for name, entry in candidate.items()
-                  if entry["answerable"] == (part == "answerable")
-                  and entry["counts"]["supported"] is not None]
+        judged = [record.counts for record in candidate.values()
+                  if record.answerable == (part == "answerable")
+                  and record.counts["supported"] is not None]
         if part in policy[rule] and judged:
             findings.append(_budget(rule, part, policy[rule][part], judged))
     return findings or [(None, (rule, "", _NO_ANSWER))]
@@ -1618,7 +1817,7 @@ def _abstention_findings(rule, policy, candidate, baseline, test):
         if name not in candidate:
             findings.append((False, (rule, name, "the system did not run it")))
             continue
-        claims = candidate[name]["counts"]["generated"]
+        claims = candidate[name].counts["generated"]
         if claims is not None:
             detail = "answered with " + _plural(claims, "claim") if claims \
                 else "abstained"
@@ -1654,7 +1853,7 @@ def _significance(measure, test, alpha):
     if test["groups"] != test["questions"]:  # groups: two means
         over = "%d groups; question mean %+.2f over %s" % (
             test["groups"], test["question_mean"], over)
-    sign = "<" if _is_bound(test) else "="
+    sign = "<" if test["bound"] else "="
     shown = p_text(test["p"], test["method"])
     detail = ("%s %s: mean %+.2f over %s, p %s %s (%s), level %g (alpha %g, "
               "Holm's step %d of %d; one-sided %g)" % (
@@ -1670,11 +1869,6 @@ def _significance(measure, test, alpha):
                    "questions (unequal runs can favour either side)"
                    % test["unmatched_runs"])
     return detail
-
-
-def _is_bound(test):
-    """True for a sampled p that no draw reached: p is then a bound."""
-    return test["method"] == "sampled" and test["p"] * (1 + _SAMPLES) == 1
 
 
 def _p_holds(test, level):
@@ -1781,8 +1975,9 @@ _POLICY_KEYS = tuple(rule for rule, (check, found) in _RULES.items()
                      if check) + tuple(_SETTINGS)
 
 
-def _check_policy(policy, cases):
-    """Check a policy and each rule it sets, against the checked cases."""
+def _check_policy(data):
+    """Check the policy of checked data, and each rule it sets."""
+    policy = data.policy
     rules = str(_POLICY_KEYS[:-len(_SETTINGS)])  # named in full, never cut
     if type(policy) is not dict:
         raise _invalid("policy", "expected a dict, got %s", policy)
@@ -1794,7 +1989,8 @@ def _check_policy(policy, cases):
     if not any(key in _RULES for key in policy):
         raise _invalid("policy", "expected at least one of the rules "
                        + rules + ", got %s", policy)
-    answerable = {name: _answerable(case) for name, case in cases.items()}
+    answerable = {name: question.answerable
+                  for name, question in data.questions.items()}
     for key, value in policy.items():
         if key in ("min_coverage", "tolerance") and "critical" not in policy:
             raise _invalid('policy["%s"]' % key, 'applies to the questions of '
@@ -1803,7 +1999,7 @@ def _check_policy(policy, cases):
         check = _RULES[key][0] if key in _RULES else _SETTINGS[key]
         check(value, 'policy["%s"]' % key, answerable)
     metric = policy.get("significance", {}).get("metric")
-    if metric is not None and metric not in _measures_of(cases):
+    if metric is not None and metric not in data.measures:
         raise _invalid('policy["significance"]["metric"]', "expected a "
                        "metric the data measures, got %s: no case has "
                        + MEASURES[metric]["needs"], metric)
@@ -1883,7 +2079,7 @@ def _marked(strict, loose):
     return marked
 
 
-def _deciding_questions(strict, loose, table, parts, systems):
+def _deciding_questions(strict, loose, data, table, systems):
     """Return the set of questions whose findings the readings judge
     differently: each one such a finding names, and for a slice's
     finding, each question of the slice whose counts differ between the
@@ -1895,24 +2091,25 @@ def _deciding_questions(strict, loose, table, parts, systems):
         if part not in names:
             continue
         for system in systems:
-            before, after = table["strict"][system], table["lenient"][system]
-            names.update(name for name in parts[part] if name in before
-                         and before[name]["counts"] != after[name]["counts"])
+            before, after = table.strict[system], table.lenient[system]
+            names.update(name for name in data.slices[part] if name in before
+                         and before[name].counts != after[name].counts)
     return names
 
 
-def _by_readings(policy, judged, table, parts, systems, cases):
+def _by_readings(data, table, judged, systems):
     """Return one decision: the plan, the outcome, each reading's judgement,
     the broken findings marked with the readings that break them, and,
     where the readings decide differently, the disputed labels of the
     questions the differing findings name."""
     strict, loose = judged["strict"], judged.get("lenient")
-    plan = policy.get("unresolved", "both")
+    plan = data.policy.get("unresolved", "both")
     depends_on = []
     if loose is not None and strict["accepted"] != loose["accepted"]:
-        deciding = _deciding_questions(strict, loose, table, parts, systems)
-        for name, case in cases.items():
-            for claim_id, sources in case.get("disputed", {}).items():
+        deciding = _deciding_questions(strict, loose, data, table, systems)
+        for name, question in data.questions.items():
+            disputed = question.case.get("disputed", {})
+            for claim_id, sources in disputed.items():
                 if name in deciding:
                     depends_on.append((name, claim_id, sources))
     return {"plan": plan, "accepted": _decision(plan, strict, loose),
@@ -1920,12 +2117,13 @@ def _by_readings(policy, judged, table, parts, systems, cases):
             "findings": _marked(strict, loose)}
 
 
-def _decisions(data, table, parts, tested):
+def _decisions(data, table, tested):
     """Return the decision on each system: the baseline judged alone first,
     then each candidate against it, with the paired tests of _tested()."""
-    policy, systems = data["policy"], data["systems"]
+    policy, systems = data.policy, data.systems
     judged = {system: {} for system in systems}
-    for reading, by_system in table.items():
+    for reading in tested:
+        by_system = getattr(table, reading)
         tests = _significance_tests(policy, tested[reading])
         baseline = by_system[systems[0]]
         judged[systems[0]][reading] = _judged(policy, baseline, None)
@@ -1935,8 +2133,7 @@ def _decisions(data, table, parts, tested):
     decided = {}
     for system in systems:
         pair = [systems[0], system] if system != systems[0] else [system]
-        decided[system] = _by_readings(policy, judged[system], table, parts,
-                                       pair, data["cases"])
+        decided[system] = _by_readings(data, table, judged[system], pair)
     return decided
 
 
@@ -1956,46 +2153,55 @@ def _check_options(source, **flags):
             raise _invalid(name, "expected True or False, got %s", value)
 
 
-def _row(name, case, table, systems, explaining):
-    """Return what the report gives of one question: per system its scores
-    and counts (means of its runs), how many runs, each run's scores and
+def _row(question, table, systems, explaining):
+    """Return what the report gives of one question: per system its values
+    and counts (means of its runs), how many runs, each run's values and
     counts where it has more than one, its lenient reading, and explain()
     of its run (or of each); None for a system that did not run it."""
     by_system = {}
     for system in systems:
-        entry = table["strict"][system].get(name)
-        if entry is None:
+        record = table.strict[system].get(question.name)
+        if record is None:
             by_system[system] = None
             continue
-        loose = table.get("lenient", {}).get(system, {}).get(name)
-        many = len(entry["runs"]) > 1
-        explained = entry["explain"] if many else entry["explain"][0]
+        many = len(record.runs) > 1
+        explained = list(record.explained) if many else record.explained[0]
+        loose = None
+        if question.case.get("disputed"):
+            loose = table.lenient[system][question.name]
+            loose = {"scores": loose.values, "counts": loose.counts}
         by_system[system] = {
-            "scores": entry["scores"], "counts": entry["counts"],
-            "repeats": len(entry["runs"]),
-            "runs": [{"scores": cell["scores"], "counts": cell["counts"]}
-                     for cell in entry["runs"]] if many else None,
-            "lenient": {"scores": loose["scores"], "counts": loose["counts"]}
-            if case.get("disputed") else None,
+            "scores": record.values, "counts": record.counts,
+            "repeats": len(record.runs),
+            "runs": [{"scores": values, "counts": counts}
+                     for values, counts in record.runs] if many else None,
+            "lenient": loose,
             "explain": explained if explaining else None}
-    return {"case": name, "answerable": _answerable(case),
+    return {"case": question.name, "answerable": question.answerable,
             "systems": by_system}
 
 
-def _review_queue(cases, runs, by_system):
+def _labelled(case):
+    """Return the set of claims a case labels: expected, optional,
+    disputed or rejected."""
+    labelled = set(case["support"] or ())
+    for key in _JUDGEMENTS:
+        labelled.update(case.get(key, ()))
+    return labelled
+
+
+def _review_queue(data, table):
     """Return the claims of judged answers that nobody has labelled,
     rejected or disputed, each once: the next round of reviewing, as
     (system, case, claim, the documents it cites)."""
     queue = {}  # in order of first sight: repeated runs make the same claims
-    for system, entries in by_system.items():
-        for name, entry in entries.items():
-            case = cases[name]
-            labelled = set(case["support"] or ())
-            for key in _JUDGEMENTS:
-                labelled.update(case.get(key, ()))
-            given = _runs_of(runs, name, system)
-            for run, cell in zip(given, entry["runs"]):
-                if cell["counts"]["supported"] is None:
+    for system, scored in table.strict.items():
+        for name, record in scored.items():
+            question = data.questions[name]
+            labelled = _labelled(question.case)
+            for run, (values, counts) in zip(question.runs[system],
+                                             record.runs):
+                if counts["supported"] is None:
                     continue  # no answer is made, or nothing judges it
                 for claim_id, citations in run["claims"]:
                     if claim_id not in labelled:
@@ -2009,71 +2215,34 @@ def _orphan_labels(data):
     nobody uses, often a typo. An expected claim that no run makes is no
     orphan: it is uncovered."""
     orphans = {}
-    for name, case in data["cases"].items():
+    for name, question in data.questions.items():
         made = set()
-        for system in data["systems"]:
-            for run in _runs_of(data["runs"], name, system):
-                made.update(claim_id for claim_id, cited in run["claims"] or ())
+        for runs in question.runs.values():
+            for run in runs:
+                made.update(claim_id for claim_id, cited
+                            in run["claims"] or ())
         for key in _JUDGEMENTS:
-            for claim_id in case.get(key, ()):
+            for claim_id in question.case.get(key, ()):
                 if claim_id not in made:
                     orphans[name, claim_id] = None
     return list(orphans)
 
 
-def _summary(data, table, queue, source):
-    """Return the summary: slices and their means, what was not run, each
-    comparison, disclosures, what reviewers have left to do, and the
-    decisions."""
-    cases, systems, policy = data["cases"], data["systems"], data["policy"]
-    parts, measures = _slices(cases), _measures_of(cases)
-    disputed = _disputed_labels(cases)
-    tested = _tested(data, table, parts)
-    decided = None
-    if policy is not None:
-        decided = _decisions(data, table, parts, tested)
-    groups = _groups(cases)
-    return {
-        "slices": parts,
-        "not_run": _not_run(cases, table["strict"]),
-        "means": _means(parts, table["strict"], measures),
-        "disputed_labels": disputed or None,
-        "lenient_means": _means(parts, table["lenient"], measures)
-        if disputed else None,
-        "comparisons": [_comparison(data, table, parts, candidate,
-                                    tested["strict"][candidate],
-                                    decided and decided[candidate])
-                        for candidate in systems[1:]],
-        "disclosures": _disclosures(table["strict"]),
-        "unreviewed": _unreviewed(queue, systems),
-        "unsupported_reasons": _unsupported_reasons(table["strict"]),
-        "orphan_labels": len(_orphan_labels(data)),
-        "judged_without_expected": _judged_without_expected(cases),
-        "policy": None if policy is None else {
-            "source": source if source == "fixtures.py"
-            else 'the "policy" of ' + source,
-            "rules": policy, "baseline_alone": decided[systems[0]]},
-        "groups": None if groups is None else _units(list(cases), groups),
-        "decisions": None if decided is None else {
-            candidate: decided[candidate] for candidate in systems[1:]},
-    }
-
-
-def _disputed_labels(cases):
+def _disputed_labels(data):
     """Return (case, claim, sources) of every disputed label."""
     labels = []
-    for name, case in cases.items():
-        for claim_id, sources in case.get("disputed", {}).items():
+    for name, question in data.questions.items():
+        for claim_id, sources in question.case.get("disputed", {}).items():
             labels.append((name, claim_id, sources))
     return labels
 
 
-def _not_run(cases, by_system):
+def _not_run(data, by_system):
     """Return {system: {count, cases}}: how many questions each system did
     not run, and the first ten of them."""
     missing = {}
-    for system, entries in by_system.items():
-        names = [name for name in cases if name not in entries]
+    for system, scored in by_system.items():
+        names = [name for name in data.questions if name not in scored]
         missing[system] = {"count": len(names), "cases": names[:10]}
     return missing
 
@@ -2082,12 +2251,12 @@ def _disclosures(by_system):
     """Return {system: [(case, the restricted documents disclosed)]}: each
     question on which some run disclosed one."""
     found = {}
-    for system, entries in by_system.items():
+    for system, scored in by_system.items():
         found[system] = []
-        for name, entry in entries.items():
-            if entry["counts"]["disclosed"]:
+        for name, record in scored.items():
+            if record.counts["disclosed"]:
                 documents = {}
-                for explained in entry["explain"]:  # explained, as it discloses
+                for explained in record.explained:  # as it discloses
                     documents.update(dict.fromkeys(explained["disclosed"]
                                                    if explained else ()))
                 found[system].append((name, tuple(documents)))
@@ -2106,10 +2275,10 @@ def _unsupported_reasons(by_system):
     """Return {system: {reason: how many claims explain() finds unsupported
     for it}}, over every run, reasons in the order first met."""
     counted = {}
-    for system, entries in by_system.items():
+    for system, scored in by_system.items():
         counted[system] = {}
-        for entry in entries.values():
-            for explained in entry["explain"]:  # where a claim is unsupported
+        for record in scored.values():
+            for explained in record.explained:  # where one is unsupported
                 for claim_id, reason in (explained or {}).get("claims") or ():
                     if reason is not None:
                         counted[system][reason] = (
@@ -2117,140 +2286,72 @@ def _unsupported_reasons(by_system):
     return counted
 
 
-def _judged_without_expected(cases):
+def _judged_without_expected(data):
     """Return how many cases judge claims without listing expected ones."""
-    return len([case for case in cases.values() if case["support"] is None
-                and any(key in case for key in _JUDGEMENTS)])
+    return len([question for question in data.questions.values()
+                if question.case["support"] is None
+                and any(key in question.case for key in _JUDGEMENTS)])
 
 
-# --- The shape of a data set ----------------------------------------------
-def _data_parts(data):
-    """Return a data set's parts as a dict of _DATA_KEYS, k 2 and policy and
-    manifests None when left out, once its keys, k, systems and manifests
-    are checked."""
-    if type(data) is not dict:
-        raise _invalid("data", "expected an object with the keys %s, got %s",
-                       _DATA_KEYS, data)
-    _check_keys(data, "data", _DATA_KEYS)
-    for key in data:
-        if key not in _DATA_KEYS:  # a misspelt "policy" must not pass unseen
-            raise _invalid("data", "unknown key %s; the keys are %s", key,
-                           _DATA_KEYS)
-    for key in ("systems", "corpus", "cases", "runs"):
-        if key not in data:
-            raise _invalid("data", "missing the key %s", key)
-    parts = dict(dict.fromkeys(_DATA_KEYS), k=2)
-    parts.update(data)
-    _check_k(parts["k"])
-    _check_systems(parts["systems"])
-    if parts["manifests"] is not None:
-        _check_manifests(parts["manifests"], parts["systems"])
-    return parts
-
-
-def _checked_data(data):
-    """Return _data_parts() of a data set, once the shared corpus, and the
-    shapes of its cases and runs, are checked too: a dict of cases by name,
-    and a dict by case name of runs by listed system. Each case and run is
-    then checked as report() scores it."""
-    parts = _data_parts(data)
-    _check_questions(parts["corpus"], parts["cases"], parts["runs"],
-                     parts["k"])
-    _check_runs(parts["cases"], parts["runs"], parts["systems"])
-    return parts
-
-
-def _check_systems(systems):
-    """Check a tuple of 2 to 100 distinct names, the baseline first."""
-    if type(systems) is not tuple or not 2 <= len(systems) <= _MAX_SYSTEMS:
-        raise _invalid("systems", "expected a tuple of 2 to %s names, the "
-                       "baseline first, got %s", _MAX_SYSTEMS, systems)
-    for system in systems:
-        _check_name(system, "systems")
-    if len(set(systems)) < len(systems):
-        raise _invalid("systems", "repeated name %s", next(
-            system for index, system in enumerate(systems)
-            if system in systems[:index]))
-
-
-def _check_runs(cases, runs, systems):
-    """Check that every case is a dict that some listed system ran, that
-    every system named in runs is listed, and that there are at most
-    150,000 runs in all (each repeated run counted) and 100 tags."""
-    listed, rows, tags = set(systems), 0, set()
-    for name, case in cases.items():
-        if type(case) is not dict:
-            raise _invalid("case %s" % _shown(name), "expected a dict, got %s",
-                           case)
-        if type(case.get("tags")) is tuple:  # checked as its case is
-            tags.update(tag for tag in case["tags"] if type(tag) is str)
-        if not runs.get(name):
-            raise _invalid("case %s" % _shown(name), "no system ran it: "
-                           "missing from runs")
-        for system, given in runs[name].items():
-            if system not in listed:
-                raise _invalid("runs[%s]" % _shown(name), "system %s is not "
-                               'in "systems"', system)
-            rows += len(given) if type(given) is tuple else 1
-    if rows > _MAX_ROWS:
-        raise _invalid("runs", "expected at most %s runs in all (each "
-                       "repeated run counts), got %s", _MAX_ROWS, rows)
-    if len(tags) > _MAX_TAGS_IN_ALL:
-        raise _invalid("cases", "expected at most %s tags in all, got %s",
-                       _MAX_TAGS_IN_ALL, len(tags))
-
-
-def _check_manifests(manifests, systems):
-    """Check that manifests gives each system an object of strings, and that
-    the fields of _HELD_CONSTANT are the same for all (a field left out is
-    None): runs on another corpus, other questions, permissions or rubric
-    are no comparison of the systems."""
-    if type(manifests) is dict:
-        _check_keys(manifests, "manifests")
-    if type(manifests) is not dict or set(manifests) != set(systems):
-        raise _invalid("manifests", "expected an object with the keys %s, "
-                       "got %s", systems, manifests)
-    for system in systems:
-        field = "manifests[%s]" % _shown(system)
-        if type(manifests[system]) is not dict:
-            raise _invalid(field, "expected an object of strings, got %s",
-                           manifests[system])
-        _check_keys(manifests[system], field)
-        for key, value in manifests[system].items():
-            _check_name(key, field)  # printed as it is: a name's rule holds
-            if type(value) is not str:
-                raise _invalid("%s[%s]" % (field, _shown(key)),
-                               "expected a string, got %s", value)
-    first = manifests[systems[0]]
-    for system in systems[1:]:
-        for field in _HELD_CONSTANT:
-            if first.get(field) != manifests[system].get(field):
-                raise _invalid("manifests", '"' + field + '" must be the same '
-                               "for every system, got %s for %s and %s for %s",
-                               first.get(field), systems[0],
-                               manifests[system].get(field), system)
+def _summary(data, table, queue, source):
+    """Return the summary: slices and their means, what was not run, each
+    comparison, disclosures, what reviewers have left to do, and the
+    decisions."""
+    systems, policy = data.systems, data.policy
+    tested = _tested(data, table)
+    decided = None if policy is None else _decisions(data, table, tested)
+    disputed = _disputed_labels(data)
+    comparisons = [_comparison(data, table, candidate,
+                               tested["strict"][candidate],
+                               decided and decided[candidate])
+                   for candidate in systems[1:]]
+    return {
+        "slices": data.slices,
+        "not_run": _not_run(data, table.strict),
+        "means": _means(data, table.strict),
+        "disputed_labels": disputed or None,
+        "lenient_means": _means(data, table.lenient) if disputed else None,
+        "comparisons": comparisons,
+        "disclosures": _disclosures(table.strict),
+        "unreviewed": _unreviewed(queue, systems),
+        "unsupported_reasons": _unsupported_reasons(table.strict),
+        "orphan_labels": len(_orphan_labels(data)),
+        "judged_without_expected": _judged_without_expected(data),
+        "policy": None if policy is None else {
+            "source": source if source == "fixtures.py"
+            else 'the "policy" of ' + source,
+            "rules": policy, "baseline_alone": decided[systems[0]]},
+        "groups": None if data.groups is None
+        else _units(list(data.questions), data.groups),
+        "decisions": None if decided is None else {
+            candidate: decided[candidate] for candidate in systems[1:]},
+        "accepted": decided is not None and all(
+            decided[candidate]["accepted"] for candidate in systems[1:]),
+    }
 
 
 def report(data, *, summary=False, explain=False, source="fixtures.py"):
-    """Return the report of a data set (what load_data() returns, or a dict
-    of its shape) as plain data, keys in the order the README gives: per
-    question, each system's scores, counts, runs and lenient reading (None
-    for a system that did not run it); with explain, explain() of each run,
-    the claims nobody has reviewed and the labels no run uses; with
-    summary, slices, comparisons and decisions. The first system is the
-    baseline; each other one is a candidate."""
+    """Return the report of a data set (a dict of the shape load_data()
+    returns) as plain data, keys in the order the README gives: the
+    measures it has; per question, each system's values, counts, runs and
+    lenient reading (None for a system that did not run it); with explain,
+    explain() of each run, the claims nobody has reviewed and the labels
+    no run uses; with summary, slices, comparisons and decisions. The
+    first system is the baseline; each other one is a candidate. The data
+    is checked once, first, as a whole: a fault raises EvaluationError."""
     _check_options(source, summary=summary, explain=explain)
-    data = _checked_data(data)
-    table = _scored(data, explain)
-    if data["policy"] is not None:  # a fault of the data, whatever is asked
-        _check_policy(data["policy"], data["cases"])
-    rows = [_row(name, case, table, data["systems"], explain)
-            for name, case in data["cases"].items()]
+    data = _checked(data)
+    if data.policy is not None:  # a fault of the data, whatever is asked
+        _check_policy(data)
+    table = _table(data, explain)
+    rows = [_row(question, table, data.systems, explain)
+            for question in data.questions.values()]
     queue = None
     if explain or summary:
-        queue = _review_queue(data["cases"], data["runs"], table["strict"])
-    return {"source": source, "k": data["k"],
-            "systems": list(data["systems"]), "questions": rows,
+        queue = _review_queue(data, table)
+    return {"source": source, "k": data.k,
+            "systems": list(data.systems), "measures": data.measures,
+            "questions": rows,
             "review_queue": queue if explain else None,
             "orphan_labels": _orphan_labels(data) if explain else None,
             "summary": _summary(data, table, queue, source) if summary
@@ -2260,30 +2361,23 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
 # --- Data from a file ------------------------------------------------------
 # load_data() reads a JSON file that mirrors fixtures.py, for demo.py --data
 # or your own code. JSON has arrays where the contract has tuples: they are
-# read as tuples at that one boundary, and everything else is checked
-# exactly as above.
+# read as tuples at this one boundary; report() checks the rest once.
 
-_DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
-              "manifests")
 _MAX_FILE_BYTES = 30 * 10 ** 6  # read no further: memory stays bounded
-_MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
-_MAX_TAGS_IN_ALL = 100  # each a slice of the summary
-_MAX_ROWS = 150000  # runs in all: 75,000 questions of two systems
 _MAX_DEPTH = 64  # arrays and objects within one another
 _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
 
 
 def load_data(path):
-    """Return the checked parts of a JSON data file, its arrays as tuples.
+    """Return the data of a JSON data file, its arrays as tuples, for
+    report() to check and score.
 
-    Every fault raises EvaluationError: a path that is no path (a str,
-    bytes or os.PathLike), a file that is not regular, cannot be read or
-    holds more than 30,000,000 bytes, text that is not UTF-8 or not JSON
-    (with the line and column JSON gives), NaN or Infinity, an integer of
-    over 100 digits, nesting over 64 deep, a key repeated in one object,
-    and the keys, k, systems, manifests and corpus of the data, and the
-    shapes of its cases and runs. Each case, run and the policy are checked
-    when report() scores them.
+    Every fault of the file raises EvaluationError: a path that is no path
+    (a str, bytes or os.PathLike), a file that is not regular, cannot be
+    read or holds more than 30,000,000 bytes, text that is not UTF-8 or
+    not JSON (with the line and column JSON gives), NaN or Infinity, an
+    integer of over 100 digits, nesting over 64 deep, a key repeated in
+    one object.
     """
     import os
     try:
@@ -2296,7 +2390,7 @@ def load_data(path):
     except UnicodeDecodeError as error:
         raise EvaluationError("is not UTF-8 text: %s at byte %d"
                               % (error.reason, error.start)) from None
-    return _checked_data(_parsed(text))
+    return _parsed(text)
 
 
 def _read(path):

@@ -863,7 +863,8 @@ def cases_with(name, **fields):
 
 def four_questions(**changes):
     """Return the demo's fixture data cut down to the four original questions."""
-    four = dict(demo.fixture_data(), cases={name: CASES[name] for name in FOUR},
+    fixture = demo.fixture_data()  # the cases with their tags
+    four = dict(fixture, cases={name: fixture["cases"][name] for name in FOUR},
                 runs={name: RUNS[name] for name in FOUR})
     return dict(four, **changes)
 
@@ -2463,7 +2464,7 @@ def exact_test(questions, mean, wins, ties, losses, p, min_p, left_out=0, groups
     return {"questions": questions, "left_out": left_out,
             "groups": questions if groups is None else groups, "mean": mean,
             "question_mean": mean if question_mean == "mean" else question_mean, "wins": wins,
-            "ties": ties, "losses": losses, "p": p, "min_p": min_p, "method": "exact",
+            "ties": ties, "losses": losses, "p": p, "min_p": min_p, "method": "exact", "bound": False,
             "samples": None, "standard_error": 0.0, "unmatched_runs": unmatched_runs}
 
 
@@ -2764,7 +2765,7 @@ class RealJudgements(TestCase):
         summary = summary_of(cases=cases)
         tested = summary["comparisons"][0]["paired_tests"]["coverage"]
         self.assertEqual((summary["groups"], tested["questions"], tested["groups"]), (3, 3, 2))
-        self.assertEqual(summary["comparisons"][0]["p_floor"], Fraction(1, 2))  # 2 groups
+        self.assertEqual(summary["comparisons"][0]["floor"]["p"], Fraction(1, 2))  # 2 groups
         trio = dict(cases, owner=dict(cases["owner"], group="one"))  # one, and region alone
         self.assertEqual(summary_of(cases=trio)["groups"], 2)
         self.assertIn("summary of fixtures.py: 4 questions in 3 groups (3 answerable), k = 2, "
@@ -3051,21 +3052,21 @@ class Demo(TestCase):
 
 
 # The keys of the JSON report, in order: the README's schema.
-REPORT_KEYS = "source k systems questions review_queue orphan_labels summary".split()
+REPORT_KEYS = "source k systems measures questions review_queue orphan_labels summary".split()
 QUESTION_KEYS, POLICY_KEYS = ["case", "answerable", "systems"], ["source", "rules",
                                                                  "baseline_alone"]
 ROW_KEYS = ["scores", "counts", "repeats", "runs", "lenient", "explain"]
 SUMMARY_KEYS = ("slices not_run means disputed_labels lenient_means comparisons disclosures "
                 "unreviewed "
                 "unsupported_reasons orphan_labels judged_without_expected policy groups "
-                "decisions").split()
+                "decisions accepted").split()
 MEANS_KEYS = METRICS[:5] + ["pooled_support", "correct_abstentions"]
 COMPARISON_KEYS = ("baseline candidate manifest_changes shared changes totals slice_totals "
-                   "lenient_changes paired_tests p_floor decision units").split()
+                   "lenient_changes paired_tests floor decision").split()
 DECISION_KEYS = ["plan", "accepted", "strict", "lenient", "depends_on", "findings"]
 JUDGED_KEYS = ["accepted", "broken", "held", "unchecked", "significance"]
 PAIRED_KEYS = ("questions left_out groups mean question_mean wins ties losses p min_p method "
-               "samples standard_error unmatched_runs").split()
+               "bound samples standard_error unmatched_runs").split()
 SIGNIFICANCE_KEYS = PAIRED_KEYS + ["level", "step", "steps", "reached"]
 
 
@@ -3126,7 +3127,8 @@ class JsonReport(TestCase):
 
 # --- Your own data: demo.py --data FILE.json --------------------------------------------
 
-FIXTURE_AS_JSON = {"k": 2, "systems": ["A", "B"], "corpus": CORPUS, "cases": CASES,
+FIXTURE_AS_JSON = {"k": 2, "systems": ["A", "B"], "corpus": CORPUS,
+                   "cases": demo.fixture_data()["cases"],
                    "runs": RUNS, "policy": POLICY}
 DATA_KEYS = "('k', 'systems', 'corpus', 'cases', 'runs', 'policy', 'manifests')"
 
@@ -3429,13 +3431,12 @@ class RealLogs(DataFileCase):
         rows += [(({"q": case}, ran), "case 'q': expected a dict, got %r" % (case,))
                  for case in (None, 3, True)]
 
-        def said(cases, runs):  # by report(), by load_data(), and by demo.py --data
+        def said(cases, runs):  # by report(), and by demo.py --data
             data = dict(FIXTURE_AS_JSON, systems=("A", "B"), cases=cases, runs=runs)
             path = self.write(data)
             message = message_of(evaluate.report, {"data": data})
-            return (message, message_of(evaluate.load_data, {"path": path}),
-                    self.refusal(path=path) == "%s: %s\n" % (path, message))
-        self.assertRows(said, [(row, (message, message, True)) for row, message in rows])
+            return message, self.refusal(path=path) == "%s: %s\n" % (path, message)
+        self.assertRows(said, [(row, (message, True)) for row, message in rows])
 
     def test_at_most_20_changes_are_listed_regressions_first_and_no_line_is_over_160(self):
         worse, better = counts(relevant=2), counts(relevant=2, hits=2)

@@ -76,7 +76,10 @@ Exit status: 0 printed; 1 a fault in the data or the folder; 2 an option
 not understood; 3 see --gate; 74 output not written; 130 interrupted; 141
 the reader stopped first.
 """
-OPTIONS = ("--summary", "--explain", "--json", "--gate", "--exercise")
+OPTIONS = {  # option: whether a path follows it
+    "--summary": False, "--explain": False, "--json": False, "--gate": False,
+    "--data": True, "--lab": True, "--exercise": False, "--help": False,
+    "-h": False}
 NOT_ACCEPTED = 3  # with --gate: some candidate is not accepted
 WIDTH = 160  # the widest line of the summary
 LISTED = 20  # the most changed questions listed for all candidates together
@@ -494,58 +497,68 @@ def gated(result):
     return 0 if result["summary"]["accepted"] else NOT_ACCEPTED, lines
 
 
-def main(arguments=None):
-    """Print what the options ask for (see USAGE); return the exit status."""
-    arguments = sys.argv[1:] if arguments is None else arguments
-    if "-h" in arguments or "--help" in arguments:
-        return write(USAGE)
-    options, paths, rest = [], {}, list(arguments)
-    why = "--exercise goes with --lab FOLDER, and --lab with no other option"
+def parsed(arguments):
+    """Return ({option: its path, or True}, None) of the arguments, or
+    (None, why) at the first one not understood."""
+    given, rest = {}, list(arguments)
     while rest:
         word = rest.pop(0)
-        if word in OPTIONS and word not in options:
-            options.append(word)
-        elif word in ("--data", "--lab") and word not in paths and rest and not (
-                word == "--lab" and rest[0].startswith("-")):  # a path, not an option
-            paths[word] = rest.pop(0)
-        else:
-            why = "%s is not an option" % ascii(word)
-            if word in options or word in paths:
-                why = "%s is given twice" % ascii(word)
-            elif word in ("--data", "--lab"):
-                why = "%s needs a path" % ascii(word)
-            options.append(None)  # not understood
-            break
-    lab = paths.get("--lab")
-    if lab is None and None not in options and "--exercise" not in options:
-        return run(options, paths.get("--data"))
-    if lab is not None and options in ([], ["--exercise"]) and "--data" not in paths:
-        return write_lab(lab, options == ["--exercise"])  # no report beside a lab
-    write("demo.py: %s; python demo.py --help lists the options\n" % why, "stderr")
+        if word not in OPTIONS:
+            return None, "%s is not an option" % ascii(word)
+        if word in given:
+            return None, "%s is given twice" % ascii(word)
+        given[word] = True
+        if OPTIONS[word]:  # a path follows, never an option
+            if not rest or rest[0].startswith("-"):
+                return None, "%s needs a path" % ascii(word)
+            given[word] = rest.pop(0)
+    return given, None
+
+
+def main(arguments=None):
+    """Print what the options ask for (see USAGE); return the exit status."""
+    given, why = parsed(sys.argv[1:] if arguments is None else arguments)
+    if given is not None and ("-h" in given or "--help" in given):
+        return write(USAGE)
+    lab = given is not None and "--lab" in given
+    if lab and set(given) <= {"--lab", "--exercise"}:
+        return write_lab(given["--lab"], "--exercise" in given)
+    if given is not None and not lab and "--exercise" not in given:
+        return printed(given)
+    why = why or "--exercise goes with --lab FOLDER, and --lab with no " \
+        "other option"
+    write("demo.py: %s; python demo.py --help lists the options\n" % why,
+          "stderr")
     return 2
 
 
-def run(options, path):
+def printed(given):
     """Print the report the options ask for; return the exit status."""
     import gc
+    if not given:  # the fixture's table: its rows alone, as in the lab
+        try:
+            return write("\n".join(table_lines(fixture_rows())) + "\n")
+        except EvaluationError:
+            pass  # a fault: the report below says where it is
     # A report makes millions of objects and no cycle among them: the
     # collector would only scan them, again and again, as they come.
     gc.disable()
+    path = given.get("--data")
     source = "fixtures.py" if path is None else path if (
         path.isascii() and path.isprintable()) else ascii(path)
-    gate = "--gate" in options
+    gate = "--gate" in given
     try:
         data = fixture_data() if path is None else load_data(path)
-        result = report(data, summary="--summary" in options or gate,
-                        explain="--explain" in options, source=source)
+        result = report(data, summary="--summary" in given or gate,
+                        explain="--explain" in given, source=source)
     except EvaluationError as error:  # a fault in the data: one line
         write("%s: %s\n" % (source, error), "stderr")
         return 1
-    del data  # the report holds what is printed: its memory goes before the text comes
+    del data  # the report holds what is printed: its memory goes first
     status, why = gated(result) if gate else (0, [])
-    if "--summary" not in options:
+    if "--summary" not in given:
         result["summary"] = None  # made for the gate alone
-    written = write(rendered(result, options) + "\n")
+    written = write(rendered(result, given) + "\n")
     write("".join(line + "\n" for line in why), "stderr")
     return written or status
 

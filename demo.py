@@ -173,7 +173,7 @@ def summary_lines(result):
     lines += ["", "acceptance policy, from %s" % policy["source"],
               "(python demo.py --explain shows why each unsupported claim is "
               "unsupported)"]
-    lines += decision_lines("%s alone" % systems[0], policy["baseline_alone"])
+    lines += decision_lines(systems[0], policy["baseline_alone"], alone=True)
     for compared in comparisons:
         title = "%s against %s" % (compared["candidate"], systems[0])
         lines += decision_lines(title, compared["decision"])
@@ -220,15 +220,18 @@ def plural(count, noun):
     return "%d %s%s" % (count, noun, "" if count == 1 else "s")
 
 
-def verdict(decided):
-    """Return a decision in a few words, with its first broken finding."""
+def verdict(decided, alone=False):
+    """Return a decision in a few words, with its first broken finding: the
+    gravest. A baseline checked alone holds its rules, or does not."""
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
     if decided["accepted"]:
-        return "accepted" + caveats(decided)
+        return "every rule holds" if alone else "accepted" + caveats(decided)
     broken = decided["findings"]
     rule, subject, detail, readings = broken[0]
-    text = "not accepted, first: %s %s (%s)" % (rule, subject, detail)
+    text = "%s, first: %s %s (%s)" % (
+        "some rule does not hold" if alone else "not accepted", rule,
+        subject, detail)
     if readings != "both" and decided["lenient"] is not None:
         text += " [%s reading]" % readings
     if len(broken) > 1:
@@ -353,7 +356,7 @@ def paired_lines(comparisons, groups, label):
         name = compared["candidate"] + " | " if len(shared) > 1 else ""
         for metric, test in compared["paired_tests"].items():
             if test["questions"]:
-                lines.append(name + label[metric] + " | " + test_text(test))
+                lines.append(name + label[metric] + " | " + test_text(test, unit))
             else:
                 unpaired.setdefault(label[metric], []).append(name[:-3])
     alike = {}  # the measures unpaired for the same candidates
@@ -365,7 +368,7 @@ def paired_lines(comparisons, groups, label):
         lines.append("%s%s | no question has a value from both: nothing "
                      "compared" % (", ".join(metrics), against))
     floor = shared[0]["floor"]
-    if not floor["reached"]:  # too few questions to tell anything apart
+    if not floor["below_level"]:  # too few questions to tell anything apart
         units = "%d %ss" % (floor["units"], unit)
         lines.append("with %s, this sign-flip test's p is at least %s even if all of "
                      "them moved: it cannot reach p < %g" % (
@@ -373,7 +376,7 @@ def paired_lines(comparisons, groups, label):
     return lines
 
 
-def test_text(test):
+def test_text(test, unit):
     """Return one paired test in words."""
     total = test["questions"] + test["left_out"]
     mean = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
@@ -381,15 +384,12 @@ def test_text(test):
         mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
             test["mean"], test["groups"], test["question_mean"],
             test["questions"], total)
-    sampled = test["method"] == "sampled"
-    how = "exact"
-    if sampled:
-        how = "sampled, %d draws, standard error %.4f" % (
-            test["samples"], test["standard_error"])
-    text = "%s | wins %d, ties %d, losses %d | p %s %s (%s), at least %s " \
-        "with %d moved" % (mean, test["wins"], test["ties"], test["losses"],
-                           "<" if test["bound"] else "=", p_text(test["p"], test["method"]),
-                           how, p_text(test["min_p"]), test["wins"] + test["losses"])
+    moved = test["wins"] + test["losses"]
+    text = "%s | wins %d, ties %d, losses %d | %s | the smallest p %s can give: " \
+        "%s" % (mean, test["wins"], test["ties"], test["losses"], test["p_shown"],
+                plural(moved, "moved " + unit), p_text(test["min_p"]))
+    if test["one_sided"]:
+        text += " | %d with a value on one side only" % test["one_sided"]
     if test["unmatched_runs"]:
         text += " | more runs on one side on %d of the questions (match " \
             "them)" % test["unmatched_runs"]
@@ -420,24 +420,24 @@ def review_lines(summary):
                                              summary["judged_without_expected"])]
 
 
-def decision_lines(title, decided):
+def decision_lines(title, decided, alone=False):
     """Return the findings broken, held and not checked, then the decision."""
     strict, loose = decided["strict"], decided["lenient"]
-    lines = []
+    lines, line_title = [], "baseline " + title if alone else title
     for rule, subject, detail, readings in decided["findings"]:
         marked = "" if loose is None else " [both readings]" \
             if readings == "both" else " [%s reading only]" % readings
         lines.append("%s | broken %s %s (%s)%s" % (
-            title, rule, subject, detail, marked))
+            line_title, rule, subject, detail, marked))
     held = [finding[0] for finding in strict["held"]]  # per rule, in order
     if held:
-        lines.append("%s | held: %s" % (title, ", ".join(
+        lines.append("%s | held: %s" % (line_title, ", ".join(
             "%d %s" % (held.count(rule), rule) for rule in dict.fromkeys(held))))
     for finding in strict["held"]:
         if finding[0] == "significance":
-            lines.append("%s | held %s %s (%s)" % ((title,) + finding))
+            lines.append("%s | held %s %s (%s)" % ((line_title,) + finding))
     for rule, why in strict["unchecked"]:
-        lines.append("%s | not checked: %s (%s)" % (title, rule, why))
+        lines.append("%s | not checked: %s (%s)" % (line_title, rule, why))
     counts = "; ".join("%s%d broken, %d held" % (
         "" if loose is None else reading + ": ", len(judged["broken"]),
         len(judged["held"]))
@@ -448,10 +448,13 @@ def decision_lines(title, decided):
             "first: " + disputes(decided["depends_on"], 160)
     rules = dict.fromkeys(finding[0]
                           for finding in strict["broken"] + strict["held"])
-    if " alone" in title and rules:  # say which rules judged a system alone
-        title += ", by the rules that need no baseline (%s)" % ", ".join(rules)
+    said = verdict(decided, alone).split(", first")[0]
+    if alone:  # the baseline is checked, not accepted as a candidate
+        return lines + ["baseline %s checked alone (%s), plan %r: %s (%s)%s" % (
+            title, ", ".join(rules) or "no rule", decided["plan"], said, counts,
+            ending)]
     return lines + ["decision for %s, plan %r: %s (%s)%s" % (
-        title, decided["plan"], verdict(decided).split(", first")[0], counts, ending)]
+        title, decided["plan"], said, counts, ending)]
 
 
 def disputes(labels, width=100):

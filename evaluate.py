@@ -1083,24 +1083,43 @@ def _table(data, explaining):
 # --- The paired test -------------------------------------------------------
 # paired_test() says how much a few questions can show at all. Values are
 # compared as the exact fractions they stand for. p is found the first of
-# three textbook ways that fits in about a second on CPython 3.8:
+# three textbook ways its budget allows:
 #
 #   listed    exact     every one of the 2**m sign assignments of the m
-#                       moved units, while m is at most 22
+#                       moved units, while m is at most 36: the sums of
+#                       each half's subsets, one half sorted (meet in the
+#                       middle)
 #   counted   exact     the differences share a small unit: a table of how
 #                       many sign assignments give each sum
-#   sampled   sampled   12,000 assignments drawn from a fixed seed, a random
-#                       sign for each unit, units in the order of their names
+#   sampled   sampled   up to 12,000 assignments drawn from a fixed seed, a
+#                       random sign for each unit, units in name order
+#
+# The paired tests of one report share one budget: 30 million steps of
+# exact work in all (a step is a table cell; a listed sum weighs 8), and
+# 250 million unit-draws of sampling in all, so each sampled test draws
+# 12,000 times, or fewer when the report's tests move more than about
+# 20,000 units together. About 10 s on CPython 3.8, whatever the file.
 
 
 _LARGEST_FLOAT = 1.7976931348623157e308
 _MAX_DENOMINATOR = 10 ** 6  # 0.3 is read as 3/10, a third as 1/3 ...
 _CLOSE_ULPS = 64  # ... and so is 1 - 2/3, a few units in the last place away
 _MAX_UNIT_BITS = 2200  # a common denominator past this is not summed in
-_MAX_LISTED = 22  # moved units whose 2**m signs are listed: about a second
-_MAX_COUNTING_STEPS = 22 * 10 ** 6  # table cells filled: about a second
-_SAMPLES = 12000  # standard error at p = 0.05 is below 0.002
+_MAX_LISTED = 36  # moved units listed: 2 * 2**18 sums, under half a second
+_LISTED_WEIGHT = 8  # steps a listed sum costs, in table cells
+_MAX_COUNTING_STEPS = 22 * 10 ** 6  # steps of one test: about 2 s on 3.8
+_REPORT_STEPS = 30 * 10 ** 6  # exact steps of all a report's tests
+_SAMPLES = 12000  # draws of a test at most: standard error at p = 0.05
+#                   is then below 0.002
+_REPORT_DRAWS = 250 * 10 ** 6  # unit-draws of all a report's tests
 _SEED = 20261202  # the same draws on every run and every CPython
+
+
+class _Budget(_Record):
+    """What the paired tests of one report may still do: steps of exact
+    work, and the draws each sampled test makes."""
+
+    __slots__ = ("steps", "draws")
 
 
 def _exact(number):
@@ -1151,17 +1170,24 @@ def _float_mean(fractions):
     return float(mean)
 
 
+def _subset_sums(sizes):
+    """Return the sums of the 2**len(sizes) subsets of sizes."""
+    sums = [0]
+    for size in sizes:
+        sums += [total + size for total in sums]
+    return sums
+
+
 def _listed_count(sizes, limit):
     """Return how many subsets of sizes add up to at most limit, listing
-    all 2**m of them in Gray code order: each next subset adds or takes out
-    one size, so memory stays that of one sum."""
-    chosen = [False] * len(sizes)
-    total, count = 0, 1  # the empty subset adds up to 0, within the limit
-    for step in range(1, 2 ** len(sizes)):
-        flip = (step & -step).bit_length() - 1  # the size that changes
-        chosen[flip] = not chosen[flip]
-        total += sizes[flip] if chosen[flip] else -sizes[flip]
-        count += total <= limit
+    them all: each sum of a subset of one half meets, in the sorted sums
+    of the other half's subsets, those it can join within the limit."""
+    from bisect import bisect_right
+    half = len(sizes) // 2
+    low = sorted(_subset_sums(sizes[:half]))
+    count = 0
+    for total in _subset_sums(sizes[half:]):
+        count += bisect_right(low, limit - total)
     return count
 
 
@@ -1189,39 +1215,39 @@ def _binomial_table(count):
     return table
 
 
-def _plus_parts_by_size(units, draws):
-    """Return 12,000 sums of the plus part of random sign assignments of
-    the units: for each size in turn, 12,000 binomial counts of how many
+def _plus_parts_by_size(units, count, draws):
+    """Return `count` sums of the plus part of random sign assignments of
+    the units: for each size in turn, `count` binomial counts of how many
     of its units are plus, drawn from draws."""
     from bisect import bisect_right
     from collections import Counter
     from operator import add
-    sums = [0.0] * _SAMPLES
-    for size, count in sorted(Counter(units).items()):
-        table = _binomial_table(count)
+    sums = [0.0] * count
+    for size, many in sorted(Counter(units).items()):
+        table = _binomial_table(many)
         plus = [size * bisect_right(table, draws.random())
-                for _ in range(_SAMPLES)]
+                for _ in range(count)]
         sums = list(map(add, sums, plus))
     return sums
 
 
-def _plus_parts_by_bits(units, draws):
-    """Return 12,000 sums of the plus part of random sign assignments of
+def _plus_parts_by_bits(units, count, draws):
+    """Return `count` sums of the plus part of random sign assignments of
     the units: one random bit of draws for each unit picks it."""
     from itertools import compress
     bits, to_bytes = "0%db" % len(units), bytes.maketrans(b"01", b"\0\1")
     sums = []
-    for _ in range(_SAMPLES):
+    for _ in range(count):
         picks = format(draws.getrandbits(len(units)), bits).encode()
         sums.append(sum(compress(units, picks.translate(to_bytes))))
     return sums
 
 
-def _sampled_count(sizes, observed):
-    """Return how many of 12,000 random sign assignments of the float sizes
-    give a sum at least `observed` from 0, from a fixed seed: the same on
-    every run and every CPython. Where ten units or more share a size, the
-    draws are binomial counts by size, which is the same draw, sooner."""
+def _sampled_count(sizes, observed, count):
+    """Return how many of `count` random sign assignments of the float
+    sizes give a sum at least `observed` from 0, from a fixed seed: the
+    same on every run and every CPython. Where ten units or more share a
+    size, the draws are binomial counts by size: the same draw, sooner."""
     from math import fsum
     from random import Random
     # Each size in whole units of 2**-52 of the total, so that every sum is
@@ -1234,39 +1260,73 @@ def _sampled_count(sizes, observed):
     by_size = len(set(units)) * 10 <= len(units)  # ten units or more a size
     sample = _plus_parts_by_size if by_size else _plus_parts_by_bits
     extreme = 0
-    for plus in sample(units, Random(_SEED)):
+    for plus in sample(units, count, Random(_SEED)):
         extreme += plus <= limit or plus >= total - limit
     return extreme
 
 
-def _sign_flip_p(differences):
-    """Return (p, method) of the two-sided sign-flip test of the units'
-    differences, in the order of the units' names."""
+def _exact_p(moved, budget):
+    """Return the exact p of the moved differences, listed or counted, or
+    None when the budget cannot pay for it (it pays what it costs)."""
+    from fractions import Fraction
+    scale, m = _common_denominator(moved), len(moved)
+    if scale is None:
+        return None
+    units = [d.numerator * (scale // d.denominator) for d in moved]
+    sizes, observed = [abs(unit) for unit in units], abs(sum(units))
+    if not observed:
+        return Fraction(1)  # every sum is as far from 0 as that
+    # Signs split the sizes into a plus part and a minus part, and the sum
+    # is as far from 0 as observed when the plus part is at most (total -
+    # observed) / 2, or, swapping the parts, as often again.
+    limit = (sum(sizes) - observed) // 2
+    listing = _LISTED_WEIGHT * 2 ** (m - m // 2 + 1)
+    # (a cell holds a count of up to m bits: each thousand weighs)
+    counting = m * (limit + 1) * -(-m // 1000)
+    if m <= _MAX_LISTED and listing <= budget.steps:
+        budget.steps -= listing
+        return Fraction(2 * _listed_count(sizes, limit), 2 ** m)
+    if counting <= min(budget.steps, _MAX_COUNTING_STEPS):
+        budget.steps -= counting
+        return Fraction(2 * _counted_count(sizes, limit), 2 ** m)
+    return None
+
+
+def _tails(floats, observed):
+    """Return (the normal law's two-sided tail at the observed sum, with
+    the sum's variance; Hoeffding's bound on the exact p): both known
+    without sampling, the second never below the exact p."""
+    from math import erfc, exp, fsum, sqrt
+    variance = fsum(value * value for value in floats)
+    normal = erfc(observed / sqrt(2 * variance))
+    return normal, min(1.0, 2 * exp(-observed ** 2 / (2 * variance)))
+
+
+def _sign_flip_p(differences, budget):
+    """Return {p, method, samples, standard_error, p_upper, normal_p} of
+    the two-sided sign-flip test of the units' differences, in the order
+    of the units' names, as the budget allows (see _Budget)."""
     from fractions import Fraction
     moved = [difference for difference in differences if difference]
-    m, scale = len(moved), _common_denominator(moved)
+    found = dict(p=Fraction(1), method="exact", samples=None,
+                 standard_error=0.0, p_upper=Fraction(1), normal_p=1.0)
     if not moved:
-        return Fraction(1), "exact"  # every sum is 0, as far as observed
-    if scale is not None:
-        units = [d.numerator * (scale // d.denominator) for d in moved]
-        sizes, observed = [abs(unit) for unit in units], abs(sum(units))
-        if not observed:
-            return Fraction(1), "exact"  # every sum is as far from 0 as that
-        # Signs split the sizes into a plus part and a minus part, and the
-        # sum is as far from 0 as observed when the plus part is at most
-        # (total - observed) / 2, or, swapping the parts, as often again.
-        limit = (sum(sizes) - observed) // 2
-        if m <= _MAX_LISTED:
-            return Fraction(2 * _listed_count(sizes, limit), 2 ** m), "exact"
-        if m * (limit + 1) * -(-m // 1000) <= _MAX_COUNTING_STEPS:
-            # (a cell holds a count of up to m bits: each thousand weighs)
-            return Fraction(2 * _counted_count(sizes, limit), 2 ** m), "exact"
+        return found  # every sum is 0, as far as observed
     largest = max(abs(difference) for difference in moved)
     signed = [float(difference / largest) for difference in moved]
     floats, observed = [abs(value) for value in signed], abs(sum(signed))
+    found["normal_p"], hoeffding = _tails(floats, observed)
+    p = _exact_p(moved, budget)
+    if p is not None:
+        return dict(found, p=p, p_upper=p)
     # The observed assignment counts as one draw, so p is never 0.
-    extreme = _sampled_count(floats, observed)
-    return Fraction(1 + extreme, 1 + _SAMPLES), "sampled"
+    extreme = _sampled_count(floats, observed, budget.draws)
+    p = Fraction(1 + extreme, 1 + budget.draws)
+    error = (float(p) * (1 - float(p)) / budget.draws) ** 0.5
+    # Within two standard errors, at 95% even when no draw reached it.
+    upper = min(float(p) + 2 * error, hoeffding)
+    return dict(found, p=p, method="sampled", samples=budget.draws,
+                standard_error=error, p_upper=upper)
 
 
 def _question_value(value, side, name, read):
@@ -1296,7 +1356,22 @@ def _question_value(value, side, name, read):
     return sum(present) / len(present)
 
 
-def _paired(before, after, groups, runs=0):
+def _p_shown(found):
+    """Return how a test's p reads, as what it is: an exact p, a sampled
+    estimate with its standard error, or a bound that holds."""
+    p, upper, draws = found["p"], found["p_upper"], found["samples"]
+    if found["method"] == "exact":
+        return "p = %s (exact)" % p_text(p)
+    if upper < float(p) + 2 * found["standard_error"]:
+        return "p <= %.2g (Hoeffding's inequality)" % upper
+    if p * (1 + draws) == 1:  # no draw reached the observed sum
+        return "p <= %.2g (95%% bound: none of %d draws reached it)" % (
+            upper, draws)
+    return "p = %.2g (sampled, %d draws, standard error %.2g)" % (
+        p, draws, found["standard_error"])
+
+
+def _paired(before, after, groups, runs, budget):
     """Return paired_test() of two dicts of exact values (fractions or None)
     by question name, groups by question name or None; runs counts the
     questions whose sides hold different numbers of runs."""
@@ -1313,12 +1388,14 @@ def _paired(before, after, groups, runs=0):
     signs = [difference.numerator > 0 for difference in differences if
              difference]  # (a Fraction's sign is its numerator's)
     wins, losses = signs.count(True), signs.count(False)
-    p, method = _sign_flip_p(differences)
-    sampled = method == "sampled"
+    found = _sign_flip_p(differences, budget)
     mean = _float_mean(differences) if differences else None
+    one_sided = [name for name in before
+                 if (before[name] is None) != (after[name] is None)]
     return {
         "questions": len(questions),
         "left_out": len(before) - len(questions),  # n/a on a side: no pair
+        "one_sided": len(one_sided),  # of them, n/a on one side only
         "groups": len(differences),
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)
@@ -1326,14 +1403,14 @@ def _paired(before, after, groups, runs=0):
         "wins": wins,
         "ties": len(differences) - wins - losses,
         "losses": losses,
-        "p": p,
+        "p": found["p"],
+        "p_upper": found["p_upper"],
+        "p_shown": _p_shown(found),
         "min_p": _lowest_p(wins + losses),
-        "method": method,
-        # A sampled p that no draw reached: the p is then a bound.
-        "bound": sampled and p * (1 + _SAMPLES) == 1,
-        "samples": _SAMPLES if sampled else None,
-        "standard_error": (float(p) * (1 - float(p)) / _SAMPLES) ** 0.5
-        if sampled else 0.0,
+        "method": found["method"],
+        "samples": found["samples"],
+        "standard_error": found["standard_error"],
+        "normal_p": found["normal_p"],
         "unmatched_runs": runs,
     }
 
@@ -1373,24 +1450,32 @@ def paired_test(before, after, *, groups=None):
     (the turns of a conversation), or to None: the unit is then the group,
     its difference the mean of its questions'.
 
-        questions, left_out, groups   questions compared and left out; units
+        questions, left_out           questions compared and left out
+        one_sided                     of those left out, n/a on one side only
+        groups                        units: groups, or questions
         mean, question_mean           mean difference (after - before) of the
                                       units, and of the questions
         wins, ties, losses            units above, equal to, below before
         p                             two-sided: the share of the 2**m sign
                                       assignments of the m non-zero unit
                                       differences whose sum is at least as
-                                      far from 0 as the observed one
+                                      far from 0 as the observed one (or a
+                                      sampled estimate of it)
+        p_upper                       a bound above p: p itself when exact;
+                                      sampled, two standard errors above
+                                      (95%), or Hoeffding's bound if lower
+        p_shown                       the p as the report's text reads it
         min_p                         2**(1 - m), the lowest p m units give
-        method, bound, samples        "exact", or "sampled", whether a
-                                      sampled p is a bound (no draw
-                                      reached it), and the draws
+        method, samples               "exact", or "sampled" and its draws
         standard_error                of a sampled p; 0.0 for an exact one
+        normal_p                      the normal law's p of the same sum: it
+                                      orders sampled p's in Holm's method
         unmatched_runs                questions whose two sides hold
                                       different numbers of runs
 
-    p and min_p are Fractions, 1 when no unit moved; mean is None with no
-    unit. The same data in any order gives the same result.
+    p, p_upper (when exact) and min_p are Fractions, 1 when no unit moved;
+    mean is None with no unit. The same data in any order gives the same
+    result.
     """
     _check_values(before, after, groups)
     read = {}  # the fraction of each number seen so far: values repeat
@@ -1401,7 +1486,8 @@ def paired_test(before, after, *, groups=None):
     for name in before:
         if _run_count(before[name]) != _run_count(after[name]):
             unmatched += 1
-    return _paired(values[0], values[1], groups, unmatched)
+    budget = _Budget(_MAX_COUNTING_STEPS, _SAMPLES)  # one test's own
+    return _paired(values[0], values[1], groups, unmatched, budget)
 
 
 def _run_count(value):
@@ -1530,10 +1616,11 @@ def _units(names, groups):
     return len({groups[name] or (name,) for name in names})
 
 
-def _paired_on(before, after, names, measure, groups, read):
-    """Return paired_test() of one measure over the questions among names
-    that both systems' _Scored records ({name: record}) hold; read holds
-    the fraction of each value read so far."""
+def _sides(before, after, names, measure, read):
+    """Return (the baseline's values, the candidate's, how many questions
+    have unequal runs) of one measure, as exact fractions (None: n/a), on
+    the questions among names that both _Scored records ({name: record})
+    hold; read holds the fraction of each value read so far."""
     values, unmatched = ({}, {}), 0
     for name in names:
         if name not in before or name not in after:
@@ -1546,7 +1633,17 @@ def _paired_on(before, after, names, measure, groups, read):
             side[name] = None if value is None else read[value]
         if len(before[name].runs) != len(after[name].runs):
             unmatched += 1  # unequal runs can favour either side
-    return _paired(values[0], values[1], groups, unmatched)
+    return values[0], values[1], unmatched
+
+
+def _moved_at_most(sides):
+    """Return how many units the paired tests of sides can move at most:
+    the questions whose two values differ."""
+    moved = 0
+    for before, after, unmatched in sides:
+        for name, value in before.items():
+            moved += value is not None and value != after[name]
+    return moved
 
 
 def _moved(before, after):
@@ -1610,30 +1707,36 @@ def _tested(data, table):
     """Return {reading: {candidate: {measure: paired test}}}, each from the
     baseline on the answerable slice: in the strict reading, of each
     averaged measure (past 10 candidates, the declared one alone), and in
-    the lenient one, of the measure the policy declares, if any."""
+    the lenient one, of the measure the policy declares, if any. The
+    tests share one budget (see _Budget)."""
     systems, declared = data.systems, _declared(data)
     measures = _averaged(data.measures)
     if len(systems) - 1 > _MAX_TESTED:
         measures = [declared] if declared else []
-    read = {}  # the fraction of each value read so far: values repeat
-    tests = {}
+    read, wanted = {}, []  # read: each value's fraction, as values repeat
     for reading in ("strict", "lenient"):
         by_system = getattr(table, reading)
-        if by_system is None:
-            continue
-        wanted = measures if reading == "strict" else [declared] * bool(
-            declared)
-        tests[reading] = {}
-        for candidate in systems[1:]:
-            tests[reading][candidate] = {measure: _paired_on(
-                by_system[systems[0]], by_system[candidate],
-                data.slices["answerable"], measure, data.groups, read)
-                for measure in wanted}
+        for candidate in systems[1:] if by_system is not None else ():
+            for measure in measures if reading == "strict" else \
+                    [declared] * bool(declared):
+                wanted.append((reading, candidate, measure, _sides(
+                    by_system[systems[0]], by_system[candidate],
+                    data.slices["answerable"], measure, read)))
+    moved = _moved_at_most([sides for *key, sides in wanted])
+    budget = _Budget(_REPORT_STEPS,
+                     min(_SAMPLES, _REPORT_DRAWS // max(moved, 1)))
+    tests = {reading: {candidate: {} for candidate in systems[1:]}
+             for reading in ("strict", "lenient")
+             if getattr(table, reading) is not None}
+    for reading, candidate, measure, sides in wanted:
+        before, after, unmatched = sides
+        tests[reading][candidate][measure] = _paired(
+            before, after, data.groups, unmatched, budget)
     return tests
 
 
 def _floor(data, answerable):
-    """Return {p, units, level, reached}: the lowest p the paired test can
+    """Return {p, units, level, below_level}: the lowest p the paired test can
     give were every answerable unit both ran to move one way, and whether
     it is below the level (alpha of a declared test, else 0.05)."""
     units = _units(answerable, data.groups)
@@ -1641,7 +1744,7 @@ def _floor(data, answerable):
         "alpha", _FLOOR_LEVEL)
     floor = _lowest_p(units)
     return {"p": floor, "units": units, "level": level,
-            "reached": floor < level}
+            "below_level": floor < level}
 
 
 def _comparison(data, table, candidate, tests, decided):
@@ -1828,9 +1931,10 @@ def _abstention_findings(rule, policy, candidate, baseline, test):
 
 def _significance_findings(rule, policy, candidate, baseline, test):
     """On the answerable slice: the declared measure rose, over the units
-    and over the questions, with a two-sided p below the level Holm's
-    method gives it; a sampled p must be below it by twice its standard
-    error."""
+    and over the questions, with a p that holds at the level Holm's method
+    gives it (see _p_holds()); and it did not fall where the paired test
+    cannot look: on the slice mean over the questions each system has a
+    value for, nor, for support, on pooled support."""
     if baseline is None:
         return [(None, (rule, "", _NO_BASELINE))]
     measure = policy[rule]["metric"]
@@ -1838,9 +1942,43 @@ def _significance_findings(rule, policy, candidate, baseline, test):
         return [(False, (rule, "answerable", measure + ": no question has a "
                          "value from both: nothing compared"))]
     rose = test["mean"] > 0 and test["question_mean"] > 0
-    held = test["reached"] and _p_holds(test, test["level"]) and rose
+    fell = _fell_on_the_slice(measure, candidate, baseline) if rose else []
+    held = test["earlier_steps_held"] and _p_holds(test, test["level"]) \
+        and rose and not fell
     detail = _significance(measure, test, policy[rule]["alpha"])
+    if fell:
+        detail += ": but " + " and ".join(fell)
+    if test["one_sided"]:
+        detail += (": %d questions have a value on one side only, weighed "
+                   "in the slice means" % test["one_sided"])
     return [(held, (rule, "answerable", detail))]
+
+
+def _fell_on_the_slice(measure, candidate, baseline):
+    """Return how the measure fell on the answerable slice from baseline to
+    candidate ({name: _Scored}), beyond the pairs: its slice mean over the
+    questions each has a value for, and pooled support; [] if neither."""
+    fell, sides = [], []
+    for scored in (baseline, candidate):
+        sides.append([record for record in scored.values()
+                      if record.answerable])
+    means = [_macro_mean([record.values[measure] for record in side], 0)
+             for side in sides]
+    if None not in (means[0]["mean"], means[1]["mean"]) \
+            and means[1]["mean"] < means[0]["mean"]:
+        fell.append("its slice mean fell, %.2f -> %.2f (over %d and %d "
+                    "questions with a value)" % (
+                        means[0]["mean"], means[1]["mean"],
+                        means[0]["averaged"], means[1]["averaged"]))
+    pooled = [_pooled_support(side) for side in sides]
+    # Compared exactly: s1 / g1 < s0 / g0.
+    if measure == "support" and pooled[0]["generated"] \
+            and pooled[1]["generated"] and pooled[1]["supported"] \
+            * pooled[0]["generated"] < pooled[0]["supported"] \
+            * pooled[1]["generated"]:
+        fell.append("pooled support fell, %(supported)d/%(generated)d" %
+                    pooled[0] + " -> %(supported)d/%(generated)d" % pooled[1])
+    return fell
 
 
 def _significance(measure, test, alpha):
@@ -1853,16 +1991,13 @@ def _significance(measure, test, alpha):
     if test["groups"] != test["questions"]:  # groups: two means
         over = "%d groups; question mean %+.2f over %s" % (
             test["groups"], test["question_mean"], over)
-    sign = "<" if test["bound"] else "="
-    shown = p_text(test["p"], test["method"])
-    detail = ("%s %s: mean %+.2f over %s, p %s %s (%s), level %g (alpha %g, "
-              "Holm's step %d of %d; one-sided %g)" % (
-                  measure, moved, mean, over, sign, shown, test["method"],
-                  level, alpha, test["step"], test["steps"], level / 2))
-    if test["method"] == "sampled" and abs(
-            test["p"] - level) <= 2 * test["standard_error"]:
-        detail += ": too close to call with %d samples" % test["samples"]
-    if not test["reached"] and _p_holds(test, level):
+    detail = ("%s %s: mean %+.2f over %s, %s, level %g (alpha %g, Holm's "
+              "step %d of %d; one-sided %g)" % (
+                  measure, moved, mean, over, test["p_shown"], level, alpha,
+                  test["step"], test["steps"], level / 2))
+    if test["p"] <= level < test["p_upper"]:
+        detail += ": too close to call with %d draws" % test["samples"]
+    if not test["earlier_steps_held"] and _p_holds(test, level):
         detail += ": not reached, as an earlier p in Holm's order did not hold"
     if test["unmatched_runs"]:
         detail += (": more runs on one side than the other on %d of the "
@@ -1872,12 +2007,10 @@ def _significance(measure, test, alpha):
 
 
 def _p_holds(test, level):
-    """True when the p of a paired test is below a level: a sampled p by at
-    least twice its standard error, so that no coin toss of the sampler
-    decides."""
-    if test["method"] == "sampled":
-        return test["p"] + 2 * test["standard_error"] < level
-    return test["p"] < level  # exactly: the fraction p against the level
+    """True when the p of a paired test is at most a level, as is usual
+    (p <= alpha): an exact p as the fraction it is, a sampled one by its
+    upper bound (p_upper), so that no coin toss of the sampler decides."""
+    return test["p_upper"] <= level
 
 
 def _check_questions_named(value, field, answerable, unanswerable=False):
@@ -1960,14 +2093,17 @@ def _check_number(value, field, answerable=None, high=1, above_low=False):
                        value)
 
 
-_RULES = {  # rule: (its checker, its findings), in the order they are listed
+# rule: (its checker, its findings), in the order a decision lists what
+# they break, the gravest first: a significant fall of the declared measure
+# comes before them all (see _judged()).
+_RULES = {
     "disclosure":         (None, _disclosure_findings),
     "comparison":         (None, _comparison_findings),
     "critical":           (_check_questions_named, _critical_findings),
     "min_coverage":       (_check_number, _coverage_findings),
+    "must_abstain":       (_check_unanswerable, _abstention_findings),
     "unsupported_budget": (_check_budgets, _budget_findings),
     "unsupported_rate":   (_check_rates, _budget_findings),
-    "must_abstain":       (_check_unanswerable, _abstention_findings),
     "significance":       (_check_significance, _significance_findings),
 }
 _SETTINGS = {"tolerance": _check_number, "unresolved": _check_plan}
@@ -2019,6 +2155,10 @@ def _judged(policy, candidate, baseline, test=None):
                     unchecked.append((rule, finding[2]))
                 else:
                     (held if holds else broken).append(finding)
+    if test and test["questions"] and test["mean"] < 0 \
+            and _p_holds(test, test["level"]):
+        # A significant fall of the declared measure leads: the gravest.
+        broken.sort(key=lambda finding: finding[0] != "significance")
     # Nothing judged, nothing accepted: a policy that checked no rule
     # decides nothing.
     accepted = None if not held and not broken else not broken
@@ -2050,14 +2190,18 @@ def _significance_tests(policy, tested):
              for candidate, by_measure in tested.items()}
     # Holm's step-down method: the i-th smallest of m p values is compared
     # with alpha / (m - i + 1); from the first that does not hold, none
-    # after it holds. A bound sorts as its value; ties keep their order.
-    reached = True
-    order = sorted(tests, key=lambda each: tests[each]["p"])
+    # after it holds. A sampled p is ordered by the normal law's p of the
+    # same sum, which no draw moves (any order keeps Holm's guarantee; the
+    # order by p gives it its power); ties keep the candidates' order.
+    held = True
+    order = sorted(tests, key=lambda each: tests[each]["p"]
+                   if tests[each]["method"] == "exact"
+                   else tests[each]["normal_p"])
     for step, candidate in enumerate(order, start=1):
         level = alpha / (len(tests) - step + 1)
         tests[candidate] = dict(tests[candidate], level=level, step=step,
-                                steps=len(tests), reached=reached)
-        reached = reached and _p_holds(tests[candidate], level)
+                                steps=len(tests), earlier_steps_held=held)
+        held = held and _p_holds(tests[candidate], level)
     return tests
 
 

@@ -2023,9 +2023,9 @@ DISCLOSED_ARCHIVE = ("disclosure", "owner", "1 restricted document in the top k 
 EXPECTED_POLICY_A = {
     "accepted": False,
     "broken": [DISCLOSED_ARCHIVE, ("min_coverage", "owner", "coverage 0/1, minimum 1"),
+               ("must_abstain", "region", "answered with 1 claim"),
                ("unsupported_budget", "answerable", "1 unsupported claim, budget 0"),
-               ("unsupported_budget", "unanswerable", "1 unsupported claim, budget 0"),
-               ("must_abstain", "region", "answered with 1 claim")],
+               ("unsupported_budget", "unanswerable", "1 unsupported claim, budget 0")],
     "held": [("min_coverage", "launch", "coverage 1/1, minimum 1")],
     "unchecked": [("critical", "no baseline to compare with")], "significance": None}
 EXPECTED_POLICY_B_AGAINST_A = {
@@ -2035,8 +2035,8 @@ EXPECTED_POLICY_B_AGAINST_A = {
     "held": [("critical", "owner", "improved"),
              ("min_coverage", "launch", "coverage 1/1, minimum 1"),
              ("min_coverage", "owner", "coverage 1/1, minimum 1"),
-             ("unsupported_budget", "unanswerable", "0 unsupported claims, budget 0"),
-             ("must_abstain", "region", "abstained")],
+             ("must_abstain", "region", "abstained"),
+             ("unsupported_budget", "unanswerable", "0 unsupported claims, budget 0")],
     "unchecked": [], "significance": None}
 
 # launch's claims by A and by B that each (strict, lenient) outcome of "critical" needs;
@@ -2147,7 +2147,7 @@ class Policy(TestCase):
             # Six questions all up: p = 2 / 2**6 = 1/32, below 0.05 but not below 0.03.
             ((six, [1.0] * 6), [("held", detail("+1.00", "1/32"))]),
             ((six, [1.0] * 6, 0.03), [("broken", detail("+1.00", "1/32", 0.03))]),
-            ((six, [1.0] * 6, 0.03125), [("broken", detail("+1.00", "1/32", 0.03125))]),  # below
+            ((six, [1.0] * 6, 0.03125), [("held", detail("+1.00", "1/32", 0.03125))]),  # p <= alpha
             ((six, [1.0] * 6, 0.0313), [("held", detail("+1.00", "1/32", 0.0313))]),  # exact
             # All down: as rare, but the wrong way.
             (([1.0] * 6, six), [("broken", detail("-1.00", "1/32"))]),
@@ -2197,7 +2197,7 @@ class Policy(TestCase):
             judged = judgement(policy, after, before, k=23)
             return (judged["accepted"], judged["significance"]["p"] == test["p"],
                     judged["broken"][-1][2].startswith("rr ") and judged["broken"][-1][2]
-                    .endswith(": too close to call with 12000 samples") if judged["broken"]
+                    .endswith(": too close to call with 12000 draws") if judged["broken"]
                     else None)
         rows = [((-3,), (False, True, False)), ((1.9,), (False, True, True)),
                 ((2.1,), (True, True, None))]  # within 2 standard errors either way: broken
@@ -2229,8 +2229,8 @@ class Policy(TestCase):
                     summary["policy"]["baseline_alone"]["strict"]["significance"])
         grades = {"rollback": 1, "checklist": 3}
         graded = dict(four_questions()["cases"], rollback=dict(CASE, grades=grades))
-        rows = [((four_questions(), "coverage"), (True, ["broken"], None)),  # p = 1/2
-                ((four_questions(cases=graded), "ndcg"), (True, ["broken"], None)),  # 1/2
+        rows = [((four_questions(), "coverage"), (True, ["held"], None)),  # p = 1/2 <= 0.5
+                ((four_questions(cases=graded), "ndcg"), (True, ["held"], None)),  # 1/2
                 ((counted(LOOSE, HALF_FOUND, SIX_UP), "recall"), (True, ["held"], None))]
         self.assertRows(decided, rows)
 
@@ -2265,7 +2265,7 @@ class Policy(TestCase):
         alone = evaluate.report(data, summary=True)["summary"]["policy"]["baseline_alone"]
         self.assertEqual([alone["accepted"], alone["strict"]["accepted"],
                           alone["lenient"]["accepted"]], [None] * 3)
-        self.assertIn("decision for A alone, plan 'both': none, as no rule of the policy "
+        self.assertIn("baseline A checked alone (no rule), plan 'both': none, as no rule of the policy "
                       "could be checked (strict: 0 broken, 0 held; lenient: 0 broken, 0 held); "
                       "both readings agree", unwrapped(text_of(data, "--summary")).splitlines())
 
@@ -2396,7 +2396,7 @@ class Policy(TestCase):
 def brute_force_paired(before, after, groups=None):
     """paired_test() by trying every sign assignment, apart from evaluate.py, on Fractions,
     None or tuples of them; a group (None: its own) takes the mean of its questions'."""
-    by_group, left_out = {}, 0
+    by_group, left_out, one_sided = {}, 0, 0
     for name in before:
         means = []
         for value in (before[name], after[name]):
@@ -2404,6 +2404,7 @@ def brute_force_paired(before, after, groups=None):
             means.append(sum(runs) / len(runs) if runs else None)
         if means[0] is None or means[1] is None:
             left_out += 1
+            one_sided += (means[0] is None) != (means[1] is None)
         else:
             group = ("alone", name) if groups is None or groups[name] is None else groups[name]
             by_group[group] = by_group.get(group, []) + [means[1] - means[0]]
@@ -2424,7 +2425,7 @@ def brute_force_paired(before, after, groups=None):
                       ties=differences.count(0), losses=len([d for d in differences if d < 0]),
                       p=Fraction(extreme, 2 ** len(nonzero)),
                       min_p=min(Fraction(1), Fraction(2, 2 ** len(nonzero))),
-                      unmatched_runs=unmatched)
+                      unmatched_runs=unmatched, one_sided=one_sided)
 
 
 def runs_in(value):
@@ -2458,14 +2459,21 @@ PLAIN = 0.123456789  # a float near no fraction of a small denominator: its mult
 
 
 def exact_test(questions, mean, wins, ties, losses, p, min_p, left_out=0, groups=None,
-               question_mean="mean", unmatched_runs=0):
+               question_mean="mean", unmatched_runs=0, one_sided=0):
     """Return paired_test()'s result, keys in order, p exact (a group per question unless
-    told, so that the question mean is the mean)."""
-    return {"questions": questions, "left_out": left_out,
+    told, so that the question mean is the mean), but for normal_p (see apart())."""
+    return {"questions": questions, "left_out": left_out, "one_sided": one_sided,
             "groups": questions if groups is None else groups, "mean": mean,
             "question_mean": mean if question_mean == "mean" else question_mean, "wins": wins,
-            "ties": ties, "losses": losses, "p": p, "min_p": min_p, "method": "exact", "bound": False,
-            "samples": None, "standard_error": 0.0, "unmatched_runs": unmatched_runs}
+            "ties": ties, "losses": losses, "p": p, "p_upper": p,
+            "p_shown": "p = %s (exact)" % evaluate.p_text(p), "min_p": min_p,
+            "method": "exact", "samples": None, "standard_error": 0.0,
+            "unmatched_runs": unmatched_runs}
+
+
+def apart(tested):
+    """Return a paired test without normal_p, a float worked out by its own test."""
+    return {key: value for key, value in tested.items() if key != "normal_p"}
 
 
 def moved_from_zero(after, *keys, groups=None):
@@ -2488,9 +2496,9 @@ class PairedTest(TestCase):
 
     def test_fixture_differences_from_a_to_b(self):
         a, b = fixture_scores("A"), fixture_scores("B")
-        tested = {metric: evaluate.paired_test({name: a[name][metric] for name in ANSWERABLE},
-                                               {name: b[name][metric] for name in ANSWERABLE})
-                  for metric in EXPECTED_PAIRED}
+        tested = {metric: apart(evaluate.paired_test(
+            {name: a[name][metric] for name in ANSWERABLE},
+            {name: b[name][metric] for name in ANSWERABLE})) for metric in EXPECTED_PAIRED}
         self.assertSnapshot(tested, EXPECTED_PAIRED, "EXPECTED_PAIRED")
 
     def test_agrees_with_brute_force_on_the_fractions_that_floats_stand_for(self):
@@ -2501,8 +2509,8 @@ class PairedTest(TestCase):
             groups = None if trial % 2 == 0 else {name: rng.choice((
                 "chat-1", "chat-2", "chat-3", name, None)) for name in floats[0]}
             rows.append((tuple(floats) + (groups,), brute_force_paired(*exact, groups=groups)))
-        self.assertRows(lambda before, after, groups: evaluate.paired_test(before, after,
-                                                                           groups=groups), rows)
+        self.assertRows(lambda before, after, groups: apart(evaluate.paired_test(
+            before, after, groups=groups)), rows)
         turns = {"t1": "chat", "t2": "chat", "t3": "chat"}  # one conversation: one pair
         alone = dict.fromkeys(turns)  # no group named: each question a group of its own
         rows = [((turns,), (3, 1, 1)), ((alone,), (3, 3, Fraction(1, 4))),
@@ -2512,7 +2520,7 @@ class PairedTest(TestCase):
 
     def test_small_inputs_give_exact_counts_means_and_p(self):
         def tested(before, after, *keys):
-            result = evaluate.paired_test(before, after)
+            result = apart(evaluate.paired_test(before, after))
             return tuple(result[key] for key in keys) if keys else result
         largest, four = 1.7976931348623157e308, ("a", "b", "c", "d")
         twenty = {"q%d" % index: 1 / (index + 7) for index in range(20)}  # 20 wins
@@ -2524,7 +2532,8 @@ class PairedTest(TestCase):
             (({"a": None, "b": (None, None), "c": 0.5, "d": (0.0, None)},  # n/a leaves a
               {"a": 1.0, "b": 1.0, "c": None, "d": (None, 1.0)}),  # question out, counted
              exact_test(1, mean=1.0, wins=1, ties=0, losses=0, p=1, min_p=1, left_out=3,
-                        unmatched_runs=1)),  # b and d: one run or two
+                        unmatched_runs=1, one_sided=3)),  # b and d: one run or two; a, b
+            #                                                            and c n/a on one side
             # 0.3 - 0.1 is 0.19999999999999998 in floats but 1/5 exactly, like 0.2 - 0.0:
             # flipping the first two cancels them, and that sum ties with the observed one.
             (({"a": 0.1, "b": 0.2, "c": 0.0}, {"a": 0.3, "b": 0.0, "c": 0.5}, "p"),
@@ -2566,13 +2575,13 @@ class PairedTest(TestCase):
         mean = evaluate.paired_test({"a": 4064829}, {"a": 4064829.9789556614})["mean"]
         self.assertEqual(mean, float(Fraction(3900582393996, 959593) - 4064829))
 
-    def test_at_most_22_moved_units_are_listed_exactly_whatever_their_values(self):
-        # 1/(p - 1) for 22 primes p near a million: no small common unit, so the 2**22 sign
-        # assignments are listed; 23 moved are sampled.
+    def test_at_most_36_moved_units_are_listed_exactly_whatever_their_values(self):
+        # 1/(p - 1) for 36 primes p near a million: no small common unit, so the 2**36 sign
+        # assignments are listed (each half's sums met in the middle); 37 moved are sampled.
         primes = [p for p in range(990000, 1000000) if all(p % d for d in range(2, 1000))]
         moved = {"q%d" % index: (-1) ** index / (prime - 1)
-                 for index, prime in enumerate(primes[:23])}
-        listed = {name: moved[name] for name in list(moved)[:22]}
+                 for index, prime in enumerate(primes[:37])}
+        listed = {name: moved[name] for name in list(moved)[:36]}
         rows = [((listed,), ("exact", None)), ((moved,), ("sampled", 12000))]
         self.assertRows(lambda after: moved_from_zero(after, "method", "samples"), rows)
         # Eleven pairs that cancel, each the mean of twelve runs over primes near a million:
@@ -2750,8 +2759,8 @@ class RealJudgements(TestCase):
         decided = result["summary"]["decisions"]["B"]
         self.assertEqual(decided["strict"]["unchecked"], [
             ("min_coverage", "no answer judged against labels"),
-            ("unsupported_budget", "no answer judged against labels"),
-            ("must_abstain", "lists no question")])
+            ("must_abstain", "lists no question"),
+            ("unsupported_budget", "no answer judged against labels")])
         self.assertEqual({finding[0] for outcome in ("broken", "held")
                           for finding in decided["strict"][outcome]}, {"critical"})
         self.assertIn("ndcg", result["summary"]["comparisons"][0]["paired_tests"])
@@ -2824,7 +2833,8 @@ totals: 3 improved, 1 regressed, 0 mixed, 0 unchanged, 0 not judged
 verdicts the lenient reading turns: launch regressed -> unchanged
 
 answerable slice: launch, rollback, owner
-macro mean (questions averaged, of 3) | P@2 | R@2 | RR@2 | support | coverage | support pooled
+macro mean (questions averaged, of 3) | P@2 | R@2 | RR@2 | support | coverage | support \
+pooled
 A | 0.50 (3) | 0.83 (3) | 0.83 (3) | 0.67 (3) | 0.50 (3) | 2/3 = 0.67
 B | 0.67 (3) | 1.00 (3) | 1.00 (3) | 0.83 (3) | 1.00 (3) | 4/5 = 0.80
 
@@ -2841,8 +2851,10 @@ A | 0.50 (2) | 1.00 (2) | 0.75 (2) | 0.33 (3) | 0.50 (2) | 1/3 = 0.33 | 0/1
 B | 0.50 (2) | 1.00 (2) | 1.00 (2) | 0.75 (2) | 1.00 (2) | 2/3 = 0.67 | 1/1
 verdicts improved/regressed/mixed/unchanged/not judged | B 2/1/0/0/0
 
-answerable slice, lenient reading (disputed labels count as support): launch, rollback, owner
-macro mean (questions averaged, of 3) | P@2 | R@2 | RR@2 | support | coverage | support pooled
+answerable slice, lenient reading (disputed labels count as support): launch, rollback, \
+owner
+macro mean (questions averaged, of 3) | P@2 | R@2 | RR@2 | support | coverage | support \
+pooled
 A | 0.50 (3) | 0.83 (3) | 0.83 (3) | 0.67 (3) | 0.50 (3) | 2/3 = 0.67
 B | 0.67 (3) | 1.00 (3) | 1.00 (3) | 1.00 (3) | 1.00 (3) | 5/5 = 1.00
 disputed labels: launch: bonus <- launch
@@ -2851,17 +2863,21 @@ n/a rule: a macro mean skips questions without a value and says how many it aver
 never counts as 0.
 
 paired sign-flip test from A to B on the answerable slice (each question is one pair)
-P@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1 (exact), at least 1 with 1 moved
-R@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1 (exact), at least 1 with 1 moved
-RR@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1 (exact), at least 1 with 1 moved
-support | mean +0.17 (3 of 3) | wins 1, ties 1, losses 1 | p = 1 (exact), at least 1/2 with 2 \
-moved
-coverage | mean +0.50 (3 of 3) | wins 2, ties 1, losses 0 | p = 1/2 (exact), at least 1/2 \
-with 2 moved
-with 3 questions, this sign-flip test's p is at least 1/4 even if all of them moved: it cannot \
-reach p < 0.05
+P@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1 (exact) | the smallest p 1 \
+moved question can give: 1
+R@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1 (exact) | the smallest p 1 \
+moved question can give: 1
+RR@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1 (exact) | the smallest p 1 \
+moved question can give: 1
+support | mean +0.17 (3 of 3) | wins 1, ties 1, losses 1 | p = 1 (exact) | the smallest p 2 \
+moved questions can give: 1/2
+coverage | mean +0.50 (3 of 3) | wins 2, ties 1, losses 0 | p = 1/2 (exact) | the smallest \
+p 2 moved questions can give: 1/2
+with 3 questions, this sign-flip test's p is at least 1/4 even if all of them moved: it \
+cannot reach p < 0.05
 
-restricted documents disclosed (in the top k or cited); no score and no policy can excuse one
+restricted documents disclosed (in the top k or cited); no score and no policy can excuse \
+one
 A | owner: archive
 B | owner: archive
 
@@ -2874,23 +2890,25 @@ labels that no run uses: 0; questions judged without expected claims: 0
 
 acceptance policy, from fixtures.py
 (python demo.py --explain shows why each unsupported claim is unsupported)
-A alone | broken disclosure owner (1 restricted document in the top k or cited) [both readings]
-A alone | broken min_coverage owner (coverage 0/1, minimum 1) [both readings]
-A alone | broken unsupported_budget answerable (1 unsupported claim, budget 0) [both readings]
-A alone | broken unsupported_budget unanswerable (1 unsupported claim, budget 0) [both \
+baseline A | broken disclosure owner (1 restricted document in the top k or cited) [both \
 readings]
-A alone | broken must_abstain region (answered with 1 claim) [both readings]
-A alone | held: 1 min_coverage
-A alone | not checked: critical (no baseline to compare with)
-decision for A alone, by the rules that need no baseline (disclosure, min_coverage, \
-unsupported_budget, must_abstain), plan 'both': not accepted (strict: 5
-    broken, 1 held; lenient: 5 broken, 1 held); both readings agree
+baseline A | broken min_coverage owner (coverage 0/1, minimum 1) [both readings]
+baseline A | broken must_abstain region (answered with 1 claim) [both readings]
+baseline A | broken unsupported_budget answerable (1 unsupported claim, budget 0) [both \
+readings]
+baseline A | broken unsupported_budget unanswerable (1 unsupported claim, budget 0) [both \
+readings]
+baseline A | held: 1 min_coverage
+baseline A | not checked: critical (no baseline to compare with)
+baseline A checked alone (disclosure, min_coverage, must_abstain, unsupported_budget), plan \
+'both': some rule does not hold (strict: 5 broken, 1 held; lenient:
+    5 broken, 1 held); both readings agree
 B against A | broken disclosure owner (1 restricted document in the top k or cited) [both \
 readings]
 B against A | broken critical launch (regressed: support 1.00 -> 0.50) [strict reading only]
 B against A | broken unsupported_budget answerable (1 unsupported claim, budget 0) [strict \
 reading only]
-B against A | held: 1 critical, 2 min_coverage, 1 unsupported_budget, 1 must_abstain
+B against A | held: 1 critical, 2 min_coverage, 1 must_abstain, 1 unsupported_budget
 decision for B against A, plan 'both': not accepted (strict: 3 broken, 5 held; lenient: 1 \
 broken, 7 held); both readings agree
 """
@@ -3065,9 +3083,10 @@ COMPARISON_KEYS = ("baseline candidate manifest_changes shared changes totals sl
                    "lenient_changes paired_tests floor decision").split()
 DECISION_KEYS = ["plan", "accepted", "strict", "lenient", "depends_on", "findings"]
 JUDGED_KEYS = ["accepted", "broken", "held", "unchecked", "significance"]
-PAIRED_KEYS = ("questions left_out groups mean question_mean wins ties losses p min_p method "
-               "bound samples standard_error unmatched_runs").split()
-SIGNIFICANCE_KEYS = PAIRED_KEYS + ["level", "step", "steps", "reached"]
+PAIRED_KEYS = ("questions left_out one_sided groups mean question_mean wins ties losses p "
+               "p_upper p_shown min_p method samples standard_error normal_p "
+               "unmatched_runs").split()
+SIGNIFICANCE_KEYS = PAIRED_KEYS + ["level", "step", "steps", "earlier_steps_held"]
 
 
 class JsonReport(TestCase):
@@ -3463,11 +3482,50 @@ class RealLogs(DataFileCase):
         detail = worse["summary"]["decisions"]["A"]["strict"]["broken"][0][2]
         self.assertTrue(detail.startswith("coverage fell: mean -1.00 over 8 of 8 questions, p = "
                                           "1/128 (exact)"), detail)
-        after = {"q%d" % index: PLAIN * (index + 1) for index in range(30)}
-        after["q30"] = -PLAIN / 1000  # a sum no draw of signs comes near
-        bound = evaluate.paired_test(dict.fromkeys(after, 0.0), after)
-        self.assertEqual((bound["p"], bound["method"]), (Fraction(1, 12001), "sampled"))
-        self.assertIn("| p < 8.3e-05 (sampled, 12000 draws", demo.test_text(bound))
+
+    def test_a_p_no_draw_reached_prints_as_a_bound_that_holds(self):
+        # 40 moved of arbitrary sizes, every 7th (or 10th) down: no draw of 12,000 comes as
+        # far from 0. The bound is two standard errors above p, 95% when none reached it,
+        # or Hoeffding's, which holds always, when that is lower.
+        def bound(every):
+            after = {"q%d" % index: PLAIN * (index + 1) * (-1 if index % every == 0 else 1)
+                     for index in range(40)}
+            tested = evaluate.paired_test(dict.fromkeys(after, 0.0), after)
+            return tested["p"], tested["method"], tested["p_shown"]
+        self.assertRows(bound, [
+            ((7,), (Fraction(1, 12001), "sampled",
+                    "p <= 0.00025 (95% bound: none of 12000 draws reached it)")),
+            ((10,), (Fraction(1, 12001), "sampled", "p <= 4e-05 (Hoeffding's inequality)"))])
+
+    def test_a_rise_on_the_pairs_is_not_accepted_where_the_slice_falls(self):
+        # The baseline abstains on 20 of 30 questions (support n/a); the candidate answers
+        # them with an unsupported claim and does better on the other 10: the paired test
+        # alone would accept it (+0.50, p = 1/512).
+        cases = {"q%02d" % index: {"relevant": ("d",), "support": {"c": ("d",)}}
+                 for index in range(30)}
+        good, bad = (("c", ("d",)),), (("x", ("d",)),)
+        runs = {name: {"A": {"retrieved": ("d",), "claims": good + bad if index < 10 else ()},
+                       "B": {"retrieved": ("d",), "claims": good if index < 10 else bad}}
+                for index, name in enumerate(cases)}
+        data = {"k": 1, "systems": ("A", "B"), "corpus": {"d": "A note."}, "cases": cases,
+                "runs": runs, "policy": {"significance": {"metric": "support", "alpha": 0.05}}}
+        decided = decision_of(data)
+        rule, subject, detail, readings = decided["findings"][0]
+        self.assertEqual((decided["accepted"], rule), (False, "significance"))
+        self.assertIn("support rose: mean +0.50 over 10 of 30 questions, p = 1/512 (exact)",
+                      detail)
+        self.assertIn(": but its slice mean fell, 0.50 -> 0.33 (over 10 and 30 questions "
+                      "with a value) and pooled support fell, 10/20 -> 10/30: 20 questions "
+                      "have a value on one side only", detail)
+
+    def test_a_significant_fall_leads_the_findings_before_critical_and_budgets(self):
+        policy = {"significance": {"metric": "recall", "alpha": 0.05},
+                  "unsupported_budget": {"answerable": 0}, "critical": ("q0",)}
+        fallen = {"q%d" % index: counts(relevant=2, supported=0) for index in range(10)}
+        decided = decision_of(counted(policy, SIX_UP, fallen))
+        self.assertEqual([finding[0] for finding in decided["findings"]],
+                         ["significance", "critical", "unsupported_budget"])
+        self.assertTrue(decided["findings"][0][2].startswith("recall fell"))
 
     def test_a_group_mean_that_rises_over_a_question_mean_that_falls_is_not_accepted(self):
         judged = decision_of(grouped_coverage(8, 30))["strict"]
@@ -3478,11 +3536,12 @@ class RealLogs(DataFileCase):
         self.assertIn("held significance", text_of(grouped_coverage(8, 0), "--summary"))
 
     def test_questions_with_more_runs_on_one_side_are_counted_in_the_finding(self):
-        twice = (RUNS["rollback"]["B"], RUNS["rollback"]["B"])
-        data = dict(rollback_b(twice), systems=("A", "B"), policy={"significance": {
-            "metric": "coverage", "alpha": 0.5}})
+        data = counted({"significance": {"metric": "recall", "alpha": 0.05}},
+                       HALF_FOUND, SIX_UP)
+        runs = data["runs"]["q0"]
+        data["runs"] = dict(data["runs"], q0=dict(runs, B=(runs["B"],) * 2))
         judged = decision_of(data)["strict"]
-        detail = [finding for finding in judged["broken"] if finding[0] == "significance"]
+        detail = [finding for finding in judged["held"] if finding[0] == "significance"]
         self.assertIn("more runs on one side than the other on 1 of the questions (unequal "
                       "runs can favour either side)", str(detail))
 

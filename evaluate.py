@@ -649,9 +649,11 @@ class _Record:
 class _Question(_Record):
     """A checked case: its name, the case, its runs as {system: a tuple of
     one run or of repeated ones}, whether each was given as a tuple,
-    whether it is answerable, and its group (None: a group of its own)."""
+    whether it is answerable, its group (None: a group of its own), and
+    the documents of the corpus it names (see _named())."""
 
-    __slots__ = ("name", "case", "runs", "repeated", "answerable", "group")
+    __slots__ = ("name", "case", "runs", "repeated", "answerable", "group",
+                 "documents")
 
 
 class _Data(_Record):
@@ -683,16 +685,22 @@ def _strings(value, depth):
     return found
 
 
-def _cut(corpus, case, run):
-    """Return the documents of a checked corpus that a case and a run name
-    (one at least): the contract checks the run against them in time that
-    grows with the run and its labels, not with the corpus."""
+def _named(corpus, part):
+    """Return the documents of a checked corpus that a case or a run names,
+    as {ID: text}."""
     named = {}
-    for part in (case, run):
-        for doc_id in _strings(part, 4) if type(part) is dict else ():
-            if doc_id in corpus:
-                named[doc_id] = corpus[doc_id]
-    return named or dict([next(iter(corpus.items()))])
+    for doc_id in _strings(part, 4) if type(part) is dict else ():
+        if doc_id in corpus:
+            named[doc_id] = corpus[doc_id]
+    return named
+
+
+def _cut(corpus, named, run):
+    """Return the documents named (a case's, see _named()) and those the
+    run names, one at least: the contract checks the run against them in
+    time that grows with the run and its labels, not with the corpus."""
+    return {**named, **_named(corpus, run)} or dict([next(iter(
+        corpus.items()))])
 
 
 def _runs_of(runs, name, system):
@@ -829,8 +837,9 @@ def _check_runs(cases, runs, systems):
 def _question(name, case, runs, corpus, k):
     """Return the _Question of a case whose shape is checked: its labels
     checked in full, once, by validate() (each run then sees its own)."""
+    documents = _named(corpus, case)
     try:
-        validate(_cut(corpus, case, None), case, _NO_RUN, k)
+        validate(_cut(corpus, documents, None), case, _NO_RUN, k)
         _check_report_keys(case)
     except EvaluationError as fault:
         raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
@@ -838,7 +847,7 @@ def _question(name, case, runs, corpus, k):
     repeated = {system: type(runs[name][system]) is tuple
                 for system in given}
     return _Question(name, case, given, repeated, _answerable(case),
-                     case.get("group"))
+                     case.get("group"), documents)
 
 
 def _slices(questions):
@@ -930,8 +939,8 @@ def _one_system(corpus, cases, runs, system, k, function):
         many = type(runs[name].get(system)) is tuple
         for number, run in enumerate(given, start=1):
             try:
-                found.append(function(_cut(corpus, case, run), case, run,
-                                      k=k))
+                cut = _cut(corpus, _named(corpus, case), run)
+                found.append(function(cut, case, run, k=k))
             except EvaluationError as fault:
                 raise _faulted(fault, name, system, many and number
                                ) from None
@@ -1016,7 +1025,7 @@ def _scored_run(data, question, run, explaining):
     readings = {"strict": case}
     if case.get("disputed"):
         readings["lenient"] = lenient(case)
-    cut = _cut(data.corpus, case, run)
+    cut = _cut(data.corpus, question.documents, run)
     scored = {}
     for reading, labels in readings.items():
         counts = tally(cut, labels, run, k=data.k)
@@ -1134,8 +1143,14 @@ def _exact(number):
     if value.denominator <= _MAX_DENOMINATOR:
         return value  # 0.5 or 3.0: small already
     near = value.limit_denominator(_MAX_DENOMINATOR)
-    last_place = Fraction(2) ** max(frexp(number)[1] - 53, -1074)
-    return near if abs(value - near) <= _CLOSE_ULPS * last_place else value
+    # The float's value is n / 2**e (e at least 52, as it is no int): it is
+    # within 64 units in its last place, 2**(exponent - 53), of near = a / b
+    # when |n b - a 2**e| 2**(53 - exponent) <= 64 b 2**e, in whole numbers.
+    n, power = value.numerator, value.denominator
+    a, b = near.numerator, near.denominator
+    shift = 53 - max(frexp(number)[1], -1021)
+    gap = abs(n * b - a * power) << shift
+    return near if gap <= _CLOSE_ULPS * b * power else value
 
 
 def _common_denominator(fractions):

@@ -2690,6 +2690,40 @@ class PairedTest(TestCase):
         self.assertEqual(values, copies)  # left as they were
 
 
+# --- One place for a measure ---------------------------------------------------------
+
+def first_relevant(case, run, k):
+    """A measure of a maintainer's: 1.0 when the first document is relevant."""
+    if not case["relevant"]:
+        return None
+    top = run["retrieved"][:1]
+    return float(bool(top) and top[0] in case["relevant"])
+
+
+class OnePlace(TestCase):
+    """A measure is one entry of MEASURES: the report takes it everywhere."""
+
+    def test_a_measure_added_to_measures_reaches_rows_means_tests_policy_and_text(self):
+        evaluate.MEASURES["first"] = {"label": "first@1", "value": first_relevant,
+                                      "n/a": "nothing is labelled relevant"}
+        try:
+            data = four_questions(policy={"significance": {"metric": "first",
+                                                           "alpha": 0.5}})
+            result = evaluate.report(data, summary=True)
+            text = demo.rendered(result, {"--summary": True})
+        finally:
+            del evaluate.MEASURES["first"]
+        summary, owner = result["summary"], result["questions"][2]["systems"]
+        self.assertEqual((owner["A"]["scores"]["first"], owner["B"]["scores"]["first"]),
+                         (0.0, 1.0))  # archive, then owners; owners first
+        self.assertEqual(summary["means"]["answerable"]["first"]["B"]["mean"], 1.0)
+        test = summary["comparisons"][0]["paired_tests"]["first"]
+        self.assertEqual((test["wins"], test["p"]), (1, 1))
+        held = summary["decisions"]["B"]["strict"]["significance"]["p"]
+        self.assertEqual((result["measures"][-1], held), ("first", 1))
+        self.assertIn("| first@1 |", text)
+
+
 # --- Real judgements: graded relevance, answers not made or not labelled ---------------
 
 GRADED = {"relevant": ("rollback", "checklist", "owners"), "support": None,

@@ -496,8 +496,8 @@ def explain(corpus, case, run, *, k=2):
 # ==========================================================================
 
 
-__all__ += ["MEASURES", "ndcg", "tally_system", "explain_system",
-            "paired_test", "p_text", "report", "load_data"]
+__all__ += ["MEASURES", "ndcg", "paired_test", "p_text", "report",
+            "load_data"]
 
 # Below END, each layer uses what is above it, and of the contract only its
 # public functions: a scorer written in other words runs the whole report.
@@ -894,10 +894,13 @@ def _checked(data):
                  _slices(questions), groups)
 
 
-# --- Many questions --------------------------------------------------------
-# Each run is scored by the contract's public functions, with the corpus cut
-# down to the documents its case and run name: the shared corpus is checked
-# once, and each run costs what its question holds, not what the corpus does.
+# --- The scored table ------------------------------------------------------
+# Each run is scored by the contract's public functions, in each reading:
+# the strict one, and the lenient one where its case disputes a label; with
+# the corpus cut down to the documents its question and it name, so each
+# run costs what its question holds, not what the corpus does. Everything
+# below reads this table: the _Scored record of each question a system
+# ran, in each reading.
 
 def _trimmed(case, run):
     """Return a checked case whose "optional", "disputed" and "rejected"
@@ -925,48 +928,6 @@ def _faulted(fault, name, system, number):
             where += ", run %d" % number
     return EvaluationError("%s: %s" % (where, fault))
 
-
-def _one_system(corpus, cases, runs, system, k, function):
-    """Return {case name: function() of a system's run, or a tuple, one a
-    repeated run} in case order, with no entry where it did not run."""
-    _check_name(system, "system")
-    _check_questions(corpus, cases, runs, k)
-    results = {}
-    for name, case in cases.items():
-        if name not in runs:
-            raise _invalid("case %s" % _shown(name), "missing from runs")
-        given, found = _runs_of(runs, name, system), []
-        many = type(runs[name].get(system)) is tuple
-        for number, run in enumerate(given, start=1):
-            try:
-                cut = _cut(corpus, _named(corpus, case), run)
-                found.append(function(cut, case, run, k=k))
-            except EvaluationError as fault:
-                raise _faulted(fault, name, system, many and number
-                               ) from None
-        if found:
-            results[name] = tuple(found) if many else found[0]
-    if not results:
-        raise _invalid("system", "no run of %s", system)
-    return results
-
-
-def tally_system(corpus, cases, runs, system, *, k=2):
-    """Return {case name: tally()} of one system in case order: a tuple of
-    tallies for repeated runs, no entry for a case it did not run. runs
-    maps each case name to its runs by system name."""
-    return _one_system(corpus, cases, runs, system, k, tally)
-
-
-def explain_system(corpus, cases, runs, system, *, k=2):
-    """Return {case name: explain()} of one system, as tally_system() does."""
-    return _one_system(corpus, cases, runs, system, k, explain)
-
-
-# --- The scored table ------------------------------------------------------
-# Each run is tallied once in each reading: the strict one, and the lenient
-# one where its case disputes a label. Everything below reads this table:
-# the _Scored record of each question a system ran, in each reading.
 
 class _Scored(_Record):
     """One question run by one system, in one reading: {measure: the mean

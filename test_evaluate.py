@@ -1682,40 +1682,39 @@ def passed_on(prefix, function, arguments, field, *values):
     return fault_of(without_prefix, arguments, field, *values)
 
 
-MANY = dict(corpus=CORPUS, cases=CASES, runs=RUNS, system="A")  # tally_system()'s arguments
 # rollback again, retrieving only its first note and stating only the first step
 SECOND_RUN = {"retrieved": ("rollback",), "claims": (("switch", ("rollback",)),)}
 
 
+def report_of(**changes):
+    """Return report()'s arguments: the four questions, some parts replaced."""
+    return {"data": four_questions(**changes)}
+
+
 class ManyQuestions(TestCase):
-    """tally_system() scores every case of one system, and says where a fault is."""
+    """report() checks a data set once, scores every run, and says where a fault is."""
 
     def test_a_fault_names_its_case_and_system_or_only_the_corpus_or_case_at_fault(self):
-        owner_a = RUNS["owner"]["A"]
+        owner_a, fixture = RUNS["owner"]["A"], four_questions()
         rows = [
-            ({"system": "C"}, "system: no run of 'C'"),  # a typo of a name, often
-            ({"runs": {name: RUNS[name] for name in ("launch", "region")}},
-             "case 'rollback': missing from runs"),
-            ({"runs": dict(RUNS, owner=(owner_a,))}, "runs['owner']: expected a dict of runs "
-             "by system, got ({'retrieved': ('archive', 'owners'), 'claims': (('aurora', "
-             "('archive',)),)},)"),
-            ({"runs": dict(RUNS, owner={1: owner_a})},
+            ({"runs": {name: RUNS[name] for name in ("launch", "owner", "region")}},
+             "case 'rollback': no system ran it: missing from runs"),
+            ({"runs": dict(fixture["runs"], owner=(owner_a,))}, "runs['owner']: expected a "
+             "dict of runs by system, got ({'retrieved': ('archive', 'owners'), 'claims': "
+             "(('aurora', ('archive',)),)},)"),
+            ({"runs": dict(fixture["runs"], owner={1: owner_a})},
              "runs['owner']: expected keys that are str, got 1"),
-            ({"runs": dict(RUNS, ownr=RUNS["owner"])}, "runs: no case named 'ownr'"),
+            ({"runs": dict(fixture["runs"], ownr=RUNS["owner"])}, "runs: no case named 'ownr'"),
             ({"cases": ["owner"]}, "cases: expected a dict, got ['owner']"),
             ({"runs": []}, "runs: expected a dict, got []"),
-            ({"system": ["A"]}, "system: invalid name ['A']" + NAME_RULE),
             ({"corpus": {}}, "corpus: expected a dict of documents, got {}")]
-        self.assertRows(lambda changes: message_of(evaluate.tally_system, dict(MANY, **changes)),
+        self.assertRows(lambda changes: message_of(evaluate.report, report_of(**changes)),
                         [((changes,), message) for changes, message in rows])
-        self.assertEqual(message_of(evaluate.explain_system, dict(MANY, system=["A"])),
-                         "system: invalid name ['A']" + NAME_RULE)
         bad_b = {"retrieved": (), "claims": (("aurora", "owners"),)}
         rows = [  # faults of one question: (changes, prefix, field, value shown)
-            ({"system": "B", "runs": runs_with("owner", A=owner_a, B=bad_b)},
+            ({"runs": dict(fixture["runs"], owner={"A": owner_a, "B": bad_b})},
              "case 'owner', system 'B': ", 'run["claims"][0][1]', "owners"),
             ({"k": 0}, "", "k", 0),
-            ({"corpus": dict(CORPUS, Archive="Old notes.")}, "", "corpus", "Archive"),
             ({"corpus": dict(CORPUS, archive=" ")}, "", "corpus['archive']", " "),
             ({"corpus": ["launch"]}, "", "corpus", ["launch"]),
             ({"cases": cases_with("owner", support={"aurora": ("launch",)})}, "case 'owner': ",
@@ -1723,58 +1722,50 @@ class ManyQuestions(TestCase):
             ({"cases": cases_with("owner", restricted=("owners",))}, "case 'owner': ",
              'case["restricted"]', "owners")]
         self.assertRows(lambda changes, prefix, field, value: passed_on(
-            prefix, evaluate.tally_system, dict(MANY, **changes), field, value),
+            prefix, evaluate.report, report_of(**changes), field, value),
             [(row, "ok") for row in rows])
 
-    def test_explain_system_explains_each_case_at_the_default_cutoff_of_two(self):
-        runs = runs_with("rollback", A=RUNS["rollback"]["A"], B=THIRD)  # checklist is third
-        explained = evaluate.explain_system(CORPUS, CASES, runs, "B")
-        self.assertEqual(explained, {name: evaluate.explain(CORPUS, CASES[name], runs[name]["B"])
-                                     for name in CASES})
-        self.assertEqual(explained["rollback"]["claims"], (("smoke", "outside the top k"),))
-
-    def test_results_come_in_case_order_as_with_the_corpus_cut_down_to_what_each_names(self):
+    def test_each_run_scores_as_with_the_corpus_cut_down_to_what_its_question_names(self):
         # More documents than one question allows: checked once, a fault names no case.
         corpus = dict(CORPUS, **{"n%d" % index: "A note." for index in range(300)})
-        self.assertEqual(passed_on("", evaluate.tally_system, dict(
-            MANY, corpus=dict(corpus, n7="")), "corpus['n7']", ""), "ok")
+        self.assertEqual(passed_on("", evaluate.report, report_of(
+            corpus=dict(corpus, n7="")), "corpus['n7']", ""), "ok")
         runs = runs_with("owner", A={"retrieved": ("n1", "owners", "n2"),
                                      "claims": (("aurora", ("owners", "n250")),)},
                          B={"retrieved": ("n299",), "claims": (("aurora", ("zeta",)),)})
+        data = four_questions(corpus=corpus, runs=runs, k=3)
 
         def cut_down(name, system):
-            case, run = CASES[name], runs[name][system]
+            case, run = data["cases"][name], runs[name][system]
             named = set(case["relevant"]) | set(case.get("restricted", ())) | set(run["retrieved"])
             for claim_id, citations in run["claims"]:
                 named.update(citations)
             # A corpus is never empty: where nothing is named, any one document will do.
             small = {doc_id: corpus[doc_id] for doc_id in named if doc_id in corpus} or {
                 "launch": corpus["launch"]}
-            return (evaluate.tally(small, case, run, k=3), evaluate.explain(small, case, run, k=3))
-        for system in "AB":
-            tallies = evaluate.tally_system(corpus, CASES, runs, system, k=3)
-            why = evaluate.explain_system(corpus, CASES, runs, system, k=3)
-            self.assertEqual([list(tallies), list(why)], [list(CASES)] * 2)
-            rows = [((name, system), (tallies[name], why[name])) for name in CASES]
-            self.assertRows(cut_down, rows)
+            return evaluate.tally(small, case, run, k=3), evaluate.explain(small, case, run, k=3)
+        result = evaluate.report(data, explain=True)
+        self.assertEqual([question["case"] for question in result["questions"]], list(FOUR))
+        rows = [((question["case"], system), (row["counts"], row["explain"]))
+                for question in result["questions"]
+                for system, row in question["systems"].items()]
+        self.assertRows(cut_down, rows)
 
-    def test_runs_of_other_systems_are_ignored(self):
-        runs = runs_with("owner", C={"retrieved": "not even a tuple"}, **RUNS["owner"])
-        self.assertEqual(evaluate.tally_system(CORPUS, CASES, runs, "A"),
-                         evaluate.tally_system(CORPUS, CASES, RUNS, "A"))
-
-    def test_repeated_runs_of_a_case_give_a_tuple_of_results_one_per_run(self):
-        for count in (1, 100):  # a tuple of one run, and of a hundred
-            one = runs_with("rollback", A=RUNS["rollback"]["A"], B=(RUN,) * count)
-            self.assertEqual(evaluate.tally_system(CORPUS, CASES, one, "B")["rollback"],
-                             (evaluate.tally(CORPUS, CASE, RUN),) * count)
-        runs = runs_with("rollback", A=RUNS["rollback"]["A"], B=(RUN, SECOND_RUN, RUN))
-        for function, one in ((evaluate.tally_system, evaluate.tally),
-                              (evaluate.explain_system, evaluate.explain)):
-            got = function(CORPUS, CASES, runs, "B")
-            self.assertEqual(got["rollback"], tuple(one(CORPUS, CASE, run)
-                                                    for run in (RUN, SECOND_RUN, RUN)))
-            self.assertEqual(got["owner"], one(CORPUS, CASES["owner"], RUNS["owner"]["B"]))
+    def test_a_fault_in_repeated_runs_names_the_case_the_system_and_the_field(self):
+        broken = [(), (RUN,) * 101, (RUN, []), (RUN, SECOND_RUN, run_with(retrieved=["x"]))]
+        runs = [dict(four_questions()["runs"], rollback={"A": RUNS["rollback"]["A"],
+                                                         "B": copy.deepcopy(bad)})
+                for bad in broken]
+        saved = copy.deepcopy(runs)
+        many = "case 'rollback', system 'B': runs['rollback']['B']: expected 1 to 100 repeated " \
+               "runs, got "
+        self.assertRows(lambda runs: message_of(evaluate.report, report_of(runs=runs)), [
+            ((runs[0],), many + "()"), ((runs[1],), many + shown((RUN,) * 101))])
+        self.assertRows(lambda runs, prefix, field, value: passed_on(
+            prefix, evaluate.report, report_of(runs=runs), field, value), [
+            ((runs[2], "case 'rollback', system 'B', run 2: ", "run", []), "ok"),
+            ((runs[3], "case 'rollback', system 'B', run 3: ", 'run["retrieved"]', ["x"]), "ok")])
+        self.assertEqual(runs, saved)  # no input changed
 
     def test_repeated_runs_average_both_readings_and_ndcg(self):
         case = dict(CASES["launch"], grades={"launch": 3})  # bonus has a disputed label
@@ -1794,22 +1785,6 @@ class ManyQuestions(TestCase):
                          {"supported": 6, "generated": 6, "ratio": 1.0})  # each run's claims
         both = [evaluate.ndcg(CORPUS, case, run) for run in (RUNS["launch"]["B"], second)]
         self.assertEqual(row["scores"]["ndcg"], math.fsum(both) / 2)  # 1.0, then 3/log2(3) / 3
-
-    def test_a_fault_in_repeated_runs_names_the_case_the_system_and_the_field(self):
-        broken = [(), (RUN,) * 101, (RUN, []), (RUN, SECOND_RUN, run_with(retrieved=["x"]))]
-        runs = [runs_with("rollback", A=RUNS["rollback"]["A"], B=copy.deepcopy(bad))
-                for bad in broken]
-        saved = copy.deepcopy((CORPUS, CASES, runs))
-        many = "case 'rollback', system 'B': runs['rollback']['B']: expected 1 to 100 repeated " \
-               "runs, got "
-        self.assertRows(lambda runs: message_of(evaluate.tally_system, dict(
-            MANY, runs=runs, system="B")), [((runs[0],), many + "()"),
-                                            ((runs[1],), many + shown((RUN,) * 101))])
-        self.assertRows(lambda runs, prefix, field, value: passed_on(
-            prefix, evaluate.explain_system, dict(MANY, runs=runs, system="B"), field, value), [
-            ((runs[2], "case 'rollback', system 'B', run 2: ", "run", []), "ok"),
-            ((runs[3], "case 'rollback', system 'B', run 3: ", 'run["retrieved"]', ["x"]), "ok")])
-        self.assertEqual((CORPUS, CASES, runs), saved)  # no input changed
 
     def test_a_report_averages_repeated_runs_within_their_question(self):
         data = four_questions(runs=dict(four_questions()["runs"], rollback=dict(

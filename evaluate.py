@@ -1437,10 +1437,8 @@ def paired_test(before, after, *, groups=None):
                                       differences whose sum is at least as
                                       far from 0 as the observed one (or a
                                       sampled estimate of it)
-        p_upper                       a bound above p: p itself when exact;
-                                      sampled, two standard errors above
-                                      (95%), or Hoeffding's bound if lower
-        p_shown                       the p as the report's text reads it
+        p_upper, p_shown              a bound above p (p itself when exact),
+                                      and the p in words (see _p_shown())
         min_p                         2**(1 - m), the lowest p m units give
         method, samples               "exact", or "sampled" and its draws
         standard_error                of a sampled p; 0.0 for an exact one

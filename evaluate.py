@@ -649,11 +649,12 @@ class _Record:
 class _Question(_Record):
     """A checked case: its name, the case, its runs as {system: a tuple of
     one run or of repeated ones}, whether each was given as a tuple,
-    whether it is answerable, its group (None: a group of its own), and
-    the documents of the corpus it names (see _named())."""
+    whether it is answerable, its group (None: a group of its own), the
+    documents of the corpus it names (see _named()), and its lenient
+    reading where it disputes a label (else None)."""
 
     __slots__ = ("name", "case", "runs", "repeated", "answerable", "group",
-                 "documents")
+                 "documents", "loose")
 
 
 class _Data(_Record):
@@ -846,8 +847,9 @@ def _question(name, case, runs, corpus, k):
     given = {system: _runs_of(runs, name, system) for system in runs[name]}
     repeated = {system: type(runs[name][system]) is tuple
                 for system in given}
+    loose = lenient(case) if case.get("disputed") else None
     return _Question(name, case, given, repeated, _answerable(case),
-                     case.get("group"), documents)
+                     case.get("group"), documents, loose)
 
 
 def _slices(questions):
@@ -978,14 +980,15 @@ def _values_of(case, run, counts, data):
 
 def _scored_run(data, question, run, explaining):
     """Return ({reading: (values, counts)} of one run, explain() of it or
-    None): the run sees the labels it names alone, and the documents its
-    case and it name."""
-    case = question.case
-    if any(key in case for key in _JUDGEMENTS):
-        case = _trimmed(case, run)
-    readings = {"strict": case}
-    if case.get("disputed"):
-        readings["lenient"] = lenient(case)
+    None): the run sees the labels it names alone (the lenient reading only
+    where it names a disputed claim), and the documents its case and it
+    name."""
+    readings = {"strict": question.case}
+    if any(key in question.case for key in _JUDGEMENTS):
+        readings = {"strict": _trimmed(question.case, run)}
+        if readings["strict"].get("disputed"):
+            readings["lenient"] = _trimmed(question.loose, run)
+    case = readings["strict"]
     cut = _cut(data.corpus, question.documents, run)
     scored = {}
     for reading, labels in readings.items():

@@ -686,22 +686,42 @@ def _strings(value, depth):
     return found
 
 
-def _named(corpus, part):
-    """Return the documents of a checked corpus that a case or a run names,
-    as {ID: text}."""
+def _named(corpus, case):
+    """Return the documents of a checked corpus that a case names, as {ID:
+    text}."""
     named = {}
-    for doc_id in _strings(part, 4) if type(part) is dict else ():
+    for doc_id in _strings(case, 4) if type(case) is dict else ():
         if doc_id in corpus:
             named[doc_id] = corpus[doc_id]
     return named
 
 
-def _cut(corpus, named, run):
-    """Return the documents named (a case's, see _named()) and those the
-    run names, one at least: the contract checks the run against them in
-    time that grows with the run and its labels, not with the corpus."""
-    return {**named, **_named(corpus, run)} or dict([next(iter(
-        corpus.items()))])
+def _said(run):
+    """Return (the strs of a run of any shape where documents go: retrieved
+    or cited, the set of its claim IDs)."""
+    documents, claim_ids = [], set()
+    retrieved = run.get("retrieved") if type(run) is dict else None
+    claims = run.get("claims") if type(run) is dict else None
+    if type(retrieved) is tuple:
+        documents += retrieved
+    for pair in claims if type(claims) is tuple else ():
+        if type(pair) is tuple and len(pair) == 2 and type(pair[1]) is tuple:
+            documents += pair[1]
+        if type(pair) is tuple and pair and type(pair[0]) is str:
+            claim_ids.add(pair[0])
+    return [doc_id for doc_id in documents if type(doc_id) is str], claim_ids
+
+
+def _cut(corpus, named, documents):
+    """Return the documents named (a case's, see _named()) and those of
+    the corpus among documents, one at least: the contract checks a run
+    against them in time that grows with the run and its labels, not with
+    the corpus."""
+    cut = dict(named)
+    for doc_id in documents:
+        if doc_id in corpus:
+            cut[doc_id] = corpus[doc_id]
+    return cut or dict([next(iter(corpus.items()))])
 
 
 def _runs_of(runs, name, system):
@@ -840,7 +860,7 @@ def _question(name, case, runs, corpus, k):
     checked in full, once, by validate() (each run then sees its own)."""
     documents = _named(corpus, case)
     try:
-        validate(_cut(corpus, documents, None), case, _NO_RUN, k)
+        validate(_cut(corpus, documents, ()), case, _NO_RUN, k)
         _check_report_keys(case)
     except EvaluationError as fault:
         raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
@@ -904,11 +924,11 @@ def _checked(data):
 # below reads this table: the _Scored record of each question a system
 # ran, in each reading.
 
-def _trimmed(case, run):
+def _trimmed(case, named):
     """Return a checked case whose "optional", "disputed" and "rejected"
-    hold only the claims a run names: the others cannot change its values,
-    so each run is checked against its own labels, not every run's."""
-    named = set(_strings(run, 3)) if type(run) is dict else set()
+    hold only the claims named: the others cannot change the values of a
+    run that names no other, so each run is checked against its own
+    labels, not every run's."""
     trimmed = dict(case)
     for key in ("optional", "disputed"):
         if key in case:
@@ -983,13 +1003,14 @@ def _scored_run(data, question, run, explaining):
     None): the run sees the labels it names alone (the lenient reading only
     where it names a disputed claim), and the documents its case and it
     name."""
+    documents, claim_ids = _said(run)
     readings = {"strict": question.case}
     if any(key in question.case for key in _JUDGEMENTS):
-        readings = {"strict": _trimmed(question.case, run)}
+        readings = {"strict": _trimmed(question.case, claim_ids)}
         if readings["strict"].get("disputed"):
-            readings["lenient"] = _trimmed(question.loose, run)
+            readings["lenient"] = _trimmed(question.loose, claim_ids)
     case = readings["strict"]
-    cut = _cut(data.corpus, question.documents, run)
+    cut = _cut(data.corpus, question.documents, documents)
     scored = {}
     for reading, labels in readings.items():
         counts = tally(cut, labels, run, k=data.k)

@@ -12,11 +12,9 @@ validate(): you need not read it.
 __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
            "lenient", "explain"]
 
-_MAX_IDS = 100  # IDs in one tuple, claims in one run
+_MAX_IDS = 10000  # IDs in one tuple, claims in one run
 _MAX_K = 100
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-_ID_CHARACTERS = _LETTERS + "0123456789-"
-_ID_RULE = "IDs are 1 to 32 characters: a-z first, then a-z, 0-9 or '-'"
+_ID_RULE = "IDs are 1 to 200 printable characters, no whitespace"
 
 # A control character as a message shows it: one line, on any terminal.
 _ESCAPES = {code: "\\x%02x" % code for code in list(range(32)) + [127]}
@@ -92,13 +90,12 @@ def _check_keys(mapping, field, known=()):
 
 def _is_id(value):
     """True for an exact str (no subclass) that is an ID (_ID_RULE)."""
-    return (type(value) is str and 0 < len(value) <= 32
-            and value[0] in _LETTERS
-            and not value.strip(_ID_CHARACTERS))  # no other character
+    return (type(value) is str and 0 < len(value) <= 200
+            and value.isprintable() and " " not in value)  # no whitespace
 
 
 def _check_ids(value, field, fields=None, corpus=None):
-    """Check "ids": a tuple of at most 100 distinct IDs, maybe empty;
+    """Check "ids": a tuple of at most 10,000 distinct IDs, maybe empty;
     given a corpus, each the ID of one of its documents."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
@@ -113,9 +110,9 @@ def _check_ids(value, field, fields=None, corpus=None):
         if corpus is not None:
             raise _invalid(field, "unknown document %s", item)
     if len(value) > 1 and len(set(value)) < len(value):
+        seen = set()  # the first ID an earlier one equals, in one pass
         raise _invalid(field, "repeated ID %s", next(
-            item for index, item in enumerate(value)
-            if item in value[:index]))
+            item for item in value if item in seen or seen.add(item)))
 
 
 def _check_claim_ids(value, field, fields, corpus):
@@ -129,7 +126,7 @@ def _check_sources(value, field, fields, corpus):
         raise _invalid(field, "expected a dict, got %s", value)
     _check_ids(tuple(value), field)
     for claim_id, sources in value.items():
-        where = "%s['%s']" % (field, claim_id)  # a valid ID by now: short
+        where = "%s[%s]" % (field, ascii(claim_id))  # an ID by now: short
         _check_ids(sources, where, fields, corpus)
         if not sources:
             raise _invalid(where, "expected at least one source, got %s",
@@ -137,8 +134,8 @@ def _check_sources(value, field, fields, corpus):
 
 
 def _check_claims(value, field, fields, corpus):
-    """Check "claims": a tuple of at most 100 (claim ID, citations) pairs,
-    IDs distinct; citations are ids, outside the corpus too."""
+    """Check "claims": a tuple of at most 10,000 (claim ID, citations)
+    pairs, IDs distinct; citations are ids, outside the corpus too."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
@@ -202,51 +199,56 @@ def _check_case_rules(fields):
                        'case["relevant"] %s, got %s', relevant, support)
     support, optional = support or {}, fields.get("optional", {})
     disputed = fields.get("disputed", {})
+    wanted = set(relevant or ())  # sets: each check grows with the labels
     for key, labels in (("support", support), ("disputed", disputed)):
         for claim_id, sources in labels.items():
             # An expected claim's sources, agreed or disputed, are relevant.
             outside = [source for source in sources if claim_id in support
-                       and relevant is not None and source not in relevant]
+                       and relevant is not None and source not in wanted]
             if outside:
-                raise _invalid("case[\"%s\"]['%s']" % (key, claim_id),
+                raise _invalid('case["%s"][%s]' % (key, _shown(claim_id)),
                                'source %s is not in case["relevant"]',
                                outside[0])
     for claim_id, sources in disputed.items():
-        agreed = support.get(claim_id, ()) + optional.get(claim_id, ())
+        agreed = {*support.get(claim_id, ()), *optional.get(claim_id, ())}
         for source in sources:  # agreed or disputed, never both
             if source in agreed:
-                raise _invalid("case[\"disputed\"]['%s']" % claim_id,
+                raise _invalid('case["disputed"][%s]' % _shown(claim_id),
                                'source %s is also in case["support"] or '
                                'case["optional"]', source)
     for claim_id in optional:
         if claim_id in support:
             raise _invalid('case["optional"]',
                            'claim %s is also in case["support"]', claim_id)
+    labelled = {*support, *optional, *disputed}
     for claim_id in fields.get("rejected", ()):
         # Judged unsupported by every document: it can have no source.
-        if claim_id in (*support, *optional, *disputed):
+        if claim_id in labelled:
             raise _invalid('case["rejected"]', 'claim %s has sources in '
                            'case["support"], case["optional"] or '
                            'case["disputed"]', claim_id)
     for doc_id in fields.get("restricted", ()):
-        if doc_id in (relevant or ()):  # what the asker may not see cannot
-            raise _invalid('case["restricted"]',  # be their evidence
+        if doc_id in wanted:  # what the asker may not see cannot be
+            raise _invalid('case["restricted"]',  # their evidence
                            'document %s is in case["relevant"]', doc_id)
 
 
 def _check_corpus(corpus):
-    """Check that corpus maps one ID or more to texts, none of them blank."""
+    """Check that corpus maps one ID or more to None or a non-blank text."""
     if type(corpus) is not dict or not corpus:
         raise _invalid("corpus", "expected a dict of documents, got %s",
                        corpus)
+    # Every ID at once, as _is_id() checks one: each run has its corpus.
+    joined = "".join(corpus) if {*map(type, corpus)} == {str} else "\n"
+    if not (joined.isprintable() and " " not in joined
+            and 0 < min(map(len, corpus)) <= max(map(len, corpus)) <= 200):
+        raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")", next(
+            doc_id for doc_id in corpus if not _is_id(doc_id)))
     for doc_id, text in corpus.items():
-        if not _is_id(doc_id):
-            raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")",
-                           doc_id)
         # Text is checked for shape only: nothing here reads what it says.
-        if type(text) is not str or not text.strip():
-            raise _invalid("corpus[%s]" % _shown(doc_id), "expected text "
-                           "with a non-whitespace character, got %s", text)
+        if text is not None and (type(text) is not str or not text.strip()):
+            raise _invalid("corpus[%s]" % _shown(doc_id), "expected a "
+                           "text that is not blank, or None, got %s", text)
 
 
 _COUNTS = ("relevant", "k", "hits", "first_hit", "generated", "supported",
@@ -254,7 +256,7 @@ _COUNTS = ("relevant", "k", "hits", "first_hit", "generated", "supported",
 
 
 def _check_counts(counts):
-    """Check counts as tally() gives them: ints from 0 (k 1) to 100, None."""
+    """Check counts as tally() gives them: ints within the caps, or None."""
     if type(counts) is dict:
         _check_keys(counts, "counts")  # exact str keys, before comparing
     if type(counts) is not dict or set(counts) != set(_COUNTS):
@@ -262,10 +264,11 @@ def _check_counts(counts):
                        "gives, got %s", counts)
     for key in _COUNTS:
         value, least = counts[key], int(key == "k")
-        counted = type(value) is int and least <= value <= _MAX_IDS
+        most = _MAX_K if key == "k" else _MAX_IDS
+        counted = type(value) is int and least <= value <= most
         if not counted and (value is not None or key in ("k", "disclosed")):
             raise _invalid('counts["%s"]' % key, "expected an int from %s "
-                           "to 100, got %s", least, value)
+                           "to %s, got %s", least, most, value)
     if (counts["relevant"] is None) != (counts["hits"] is None):
         raise _invalid('counts["hits"]', 'expected None exactly when '
                        'counts["relevant"] is None, got %s', counts["hits"])
@@ -367,6 +370,7 @@ def _reasons(corpus, case, retrieved, claims, k):
         return None
     # An optional claim counts as supported, though it covers nothing.
     labels = {**(case["support"] or {}), **case.get("optional", {})}
+    labels = {claim_id: set(sources) for claim_id, sources in labels.items()}
     # The top k was the answer stage's context: all it could back a claim.
     visible = set(retrieved[:k])
     return [(claim_id, _unsupported_because(claim_id, citations, labels,
@@ -437,8 +441,8 @@ def tally(corpus, case, run, *, k=2):
     counts = _retrieval_counts(relevant, retrieved, k)
     reasons = None if claims is None else _reasons(
         corpus, case, retrieved, claims, k)
-    supported = None if reasons is None else [
-        claim_id for claim_id, reason in reasons if reason is None]
+    supported = None if reasons is None else {
+        claim_id for claim_id, reason in reasons if reason is None}
     uncovered = None if supported is None or support is None \
         else _uncovered(support, supported)
     restricted = case.get("restricted", ())
@@ -482,12 +486,12 @@ def explain(corpus, case, run, *, k=2):
                                           claims or (), k)
     if reasons is None:
         return {"claims": None, "uncovered": None, "disclosed": disclosed}
-    supported = [claim for claim, reason in reasons if reason is None]
+    supported = {claim for claim, reason in reasons if reason is None}
     uncovered = None if support is None else _uncovered(support, supported)
     if "disputed" in case or "rejected" in case:  # what reviewers recorded
         loose = reasons if "disputed" not in case else _reasons(
             corpus, lenient(case), retrieved, claims, k)
-        reasons = _reviewed(reasons, loose, case.get("rejected", ()))
+        reasons = _reviewed(reasons, loose, set(case.get("rejected", ())))
     return {"claims": tuple(reasons), "uncovered": uncovered,
             "disclosed": disclosed}
 
@@ -626,6 +630,7 @@ _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
               "manifests")
 _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
 _MAX_ROWS = 150000  # runs in all: 75,000 questions of two systems
+_MAX_READ = 3 * 10 ** 6  # label IDs the runs read in all: _labels_read()
 _MAX_TAGS_IN_ALL = 100  # each a slice of the summary
 _SLICES = ("answerable", "unanswerable")
 # What a run manifest must hold the same for every system: runs on another
@@ -649,9 +654,11 @@ class _Record:
 class _Question(_Record):
     """A checked case: its name, the case, its runs as {system: a tuple of
     one run or of repeated ones}, whether each was given as a tuple,
-    whether it is answerable, and its group (None: a group of its own)."""
+    whether it is answerable, its group (None: a group of its own) and the
+    documents of the corpus it names (_cut())."""
 
-    __slots__ = ("name", "case", "runs", "repeated", "answerable", "group")
+    __slots__ = ("name", "case", "runs", "repeated", "answerable", "group",
+                 "documents")
 
 
 class _Data(_Record):
@@ -829,8 +836,9 @@ def _check_runs(cases, runs, systems):
 def _question(name, case, runs, corpus, k):
     """Return the _Question of a case whose shape is checked: its labels
     checked in full, once, by validate() (each run then sees its own)."""
+    documents = _cut(corpus, case, None)
     try:
-        validate(_cut(corpus, case, None), case, _NO_RUN, k)
+        validate(documents, case, _NO_RUN, k)
         _check_report_keys(case)
     except EvaluationError as fault:
         raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
@@ -838,7 +846,7 @@ def _question(name, case, runs, corpus, k):
     repeated = {system: type(runs[name][system]) is tuple
                 for system in given}
     return _Question(name, case, given, repeated, _answerable(case),
-                     case.get("group"))
+                     case.get("group"), documents)
 
 
 def _slices(questions):
@@ -852,6 +860,19 @@ def _slices(questions):
         for tag in question.case.get("tags", ()):
             parts.setdefault("tag:" + tag, []).append(question.name)
     return parts
+
+
+def _labels_read(questions):
+    """Return the IDs of labels the runs read in all: a question's labels
+    (its documents, claims and sources) are read again by each of its runs
+    (see _trimmed()), so their cost grows as their product."""
+    read = 0
+    for question in questions.values():
+        labels = {key: question.case[key] for key in _CASE_KEYS
+                  if key in question.case}
+        read += len(_strings(labels, 3)) * sum(map(len,
+                                                  question.runs.values()))
+    return read
 
 
 def _measures_of(cases):
@@ -876,6 +897,11 @@ def _checked(data):
     questions = {}
     for name, case in cases.items():
         questions[name] = _question(name, case, runs, corpus, parts["k"])
+    read = _labels_read(questions)
+    if read > _MAX_READ:
+        raise _invalid("runs", "expected at most %s label IDs read in all "
+                       "(each run reads every label of its question), got "
+                       "%s", _MAX_READ, read)
     groups = None
     if any(question.group is not None for question in questions.values()):
         groups = {name: question.group
@@ -891,11 +917,17 @@ def _checked(data):
 # once, and each run costs what its question holds, not what the corpus does.
 
 def _trimmed(case, run):
-    """Return a checked case whose "optional", "disputed" and "rejected"
-    hold only the claims a run names: the others cannot change its values,
-    so each run is checked against its own labels, not every run's."""
+    """Return a checked case with only what a run can reach: the keys a
+    report reads; in "optional", "disputed" and "rejected", the claims the
+    run names; in "support", the first source of each claim it does not
+    name. The rest cannot change its values, so each run is checked against
+    what it names, not against every label."""
     named = set(_strings(run, 3)) if type(run) is dict else set()
-    trimmed = dict(case)
+    trimmed = {key: case[key] for key in _ALL_CASE_KEYS if key in case}
+    if case["support"]:
+        trimmed["support"] = {claim_id: sources if claim_id in named
+                              else sources[:1] for claim_id, sources
+                              in case["support"].items()}
     for key in ("optional", "disputed"):
         if key in case:
             trimmed[key] = {claim_id: sources for claim_id, sources in
@@ -1010,13 +1042,11 @@ def _scored_run(data, question, run, explaining):
     """Return ({reading: (values, counts)} of one run, explain() of it or
     None): the run sees the labels it names alone, and the documents its
     case and it name."""
-    case = question.case
-    if any(key in case for key in _JUDGEMENTS):
-        case = _trimmed(case, run)
+    case = _trimmed(question.case, run)
     readings = {"strict": case}
     if case.get("disputed"):
         readings["lenient"] = lenient(case)
-    cut = _cut(data.corpus, case, run)
+    cut = dict(question.documents, **_cut(data.corpus, {}, run))
     scored = {}
     for reading, labels in readings.items():
         counts = tally(cut, labels, run, k=data.k)

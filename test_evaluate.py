@@ -692,7 +692,7 @@ class WorkedChecks(TestCase):
         def field(disputed):  # documents as IDs alone: no corpus is given
             case = dict(CASES["launch"], disputed=disputed)
             return message_of(evaluate.lenient, {"case": case}) or ":"
-        rows = [(({"bonus": ("Launch",)},), "case[\"disputed\"]['bonus']"),
+        rows = [(({"bonus": ("a note",)},), "case[\"disputed\"]['bonus']"),
                 (({"monday": ("launch",)},), "case[\"disputed\"]['monday']"),
                 (({"bonus": ("nowhere",)},), "")]  # an ID: no fault
         self.assertRows(lambda disputed: field(disputed).split(":")[0], rows)
@@ -820,10 +820,10 @@ JUDGED = {"relevant": ("launch",), "support": None, "optional": {"monday": ("lau
           "rejected": ("bonus",)}
 COUNTS = ["relevant", "k", "hits", "first_hit", "generated", "supported",
           "expected", "covered", "disclosed"]
-IDS_100 = tuple("d%d" % i for i in range(100))
-IDS_101 = tuple("d%d" % i for i in range(101))
-CORPUS_100 = {doc_id: "A note." for doc_id in IDS_100}
-ID_32 = "a" * 32
+IDS_CAP = tuple("MARCO_D%d" % i for i in range(10000))  # the most a tuple holds
+IDS_OVER = IDS_CAP + ("MARCO_D10000",)
+CORPUS_CAP = dict.fromkeys(IDS_CAP, None)  # no text given
+ID_200 = "clueweb22-en0000-00-00000#" + "x" * 174
 NAME_RULE = " (names are 1 to 64 printable ASCII characters, no spaces)"
 # Subclasses, which the contract does not accept as a dict, a tuple or a str.
 Dict = type("Dict", (dict,), {})
@@ -1239,8 +1239,8 @@ REJECTED = [
     ("case without support", inputs(case={"relevant": ()}), 'case["support"]', {"relevant": ()}),
     ("support as a list", case_input(support=[]), 'case["support"]', []),
     ("support as a dict subclass", case_input(support=Dict()), 'case["support"]', {}),
-    ("101 claim labels", case_input(support=dict.fromkeys(IDS_101, ("rollback",))),
-     'case["support"]', IDS_101),
+    ("10,001 claim labels", case_input(support=dict.fromkeys(IDS_OVER, ("rollback",))),
+     'case["support"]', IDS_OVER),
     ("sources as a list", case_input(support={"switch": ["rollback"]}),
      "case[\"support\"]['switch']", ["rollback"]),
     ("no sources", case_input(support={"switch": ()}), "case[\"support\"]['switch']", ()),
@@ -1255,8 +1255,8 @@ REJECTED = [
     # case["disputed"] and case["rejected"], when given: labels reviewers did not agree on,
     # and claims they judged unsupported by every document.
     ("disputed as a list", case_input(disputed=[]), 'case["disputed"]', []),
-    ("disputed claim ID with a capital", case_input(disputed={"Steps": ("rollback",)}),
-     'case["disputed"]', "Steps"),
+    ("disputed claim ID with a space", case_input(disputed={"two steps": ("rollback",)}),
+     'case["disputed"]', "two steps"),
     ("disputed sources as a list", case_input(disputed={"steps": ["rollback"]}),
      "case[\"disputed\"]['steps']", ["rollback"]),
     ("no disputed source", case_input(disputed={"steps": ()}), "case[\"disputed\"]['steps']",
@@ -1316,9 +1316,10 @@ REJECTED = [
      'case["restricted"]', "checklist"),
     ("a relevant document restricted, nothing expected",
      case_input(support=None, restricted=("checklist",)), 'case["restricted"]', "checklist"),
-    ("101 restricted documents", inputs(corpus=CORPUS_100, run=NOTHING,
-                                        case=dict(CASES["region"], restricted=IDS_101)),
-     'case["restricted"]', IDS_101),
+    ("10,001 restricted documents", inputs(corpus=dict(CORPUS_CAP, MARCO_D10000=None),
+                                           run=NOTHING, case=dict(CASES["region"],
+                                                                  restricted=IDS_OVER)),
+     'case["restricted"]', IDS_OVER),
     # run: a dict with an ID tuple "retrieved" and a tuple of claims.
     ("run as None", inputs(run=None), "run", None),
     ("run as a dict subclass", inputs(run=Dict(retrieved=(), claims=())), "run",
@@ -1330,11 +1331,12 @@ REJECTED = [
      'run["retrieved"]', "zeta"),
     ("repeated retrieved document", run_input(retrieved=("archive", "rollback", "rollback")),
      'run["retrieved"]', "rollback"),
-    ("101 retrieved IDs", inputs(corpus=CORPUS_100, case=CASES["region"],
-                                 run=run_with(retrieved=IDS_101)), 'run["retrieved"]', IDS_101),
+    ("10,001 retrieved IDs", inputs(corpus=CORPUS_CAP, case=CASES["region"],
+                                    run=run_with(retrieved=IDS_OVER)), 'run["retrieved"]',
+     IDS_OVER),
     ("claims as a list", run_input(claims=[]), 'run["claims"]', []),
-    ("101 claims", run_input(claims=tuple((i, ()) for i in IDS_101)), 'run["claims"]',
-     tuple((i, ()) for i in IDS_101)),
+    ("10,001 claims", run_input(claims=tuple((i, ()) for i in IDS_OVER)), 'run["claims"]',
+     tuple((i, ()) for i in IDS_OVER)),
     ("claim as a bare ID", run_input(claims=("switch",)), 'run["claims"][0]', "switch"),
     ("claim as a triple", run_input(claims=(("switch", ("rollback",), 1),)), 'run["claims"][0]',
      ("switch", ("rollback",), 1)),
@@ -1346,7 +1348,8 @@ REJECTED = [
      'run["claims"][0][1]', "rollback"),
     ("repeated citation", run_input(claims=(("x", ()), ("switch", ("a", "a")))),
      'run["claims"][1][1]', "a"),
-    ("101 citations", run_input(claims=(("switch", IDS_101),)), 'run["claims"][0][1]', IDS_101),
+    ("10,001 citations", run_input(claims=(("switch", IDS_OVER),)), 'run["claims"][0][1]',
+     IDS_OVER),
     # An unhashable item in an ID tuple is an invalid ID.
     ("an unhashable relevant ID", case_input(relevant=(["rollback"],)), 'case["relevant"]',
      ["rollback"]),
@@ -1398,17 +1401,19 @@ ACCEPTED = [
     ("one-character IDs",
      inputs(corpus={"a": "x"}, case={"relevant": ("a",), "support": {"b": ("a",)}},
             run={"retrieved": ("a",), "claims": (("c", ("a",)),)})),
-    ("32-character IDs",
-     inputs(corpus={ID_32: "x"}, case={"relevant": (ID_32,), "support": {ID_32: (ID_32,)}},
-            run={"retrieved": (ID_32,), "claims": ((ID_32, (ID_32,)),)})),
-    ("IDs with digits and hyphens",
-     inputs(corpus={"a-1": "x", "z9-": "y"},
-            case={"relevant": ("a-1",), "support": {"c-2": ("a-1",)}},
-            run={"retrieved": ("z9-", "a-1"), "claims": (("c-2", ("a-1",)),)})),
-    ("100 documents, all retrieved and relevant, 100 claims of 100 citations",
-     inputs(corpus=CORPUS_100,
-            case={"relevant": IDS_100, "support": {i: IDS_100 for i in IDS_100}},
-            run={"retrieved": IDS_100, "claims": tuple((i, IDS_100) for i in IDS_100)})),
+    ("200-character IDs",
+     inputs(corpus={ID_200: "x"}, case={"relevant": (ID_200,), "support": {ID_200: (ID_200,)}},
+            run={"retrieved": (ID_200,), "claims": ((ID_200, (ID_200,)),)})),
+    ("IDs as real logs give them: capitals, digits first, '_', '.', ':', any script",
+     inputs(corpus={"FBIS3-10082": "x", "7067032": "y", "KILT_105219": None},
+            case={"relevant": ("7067032",), "support": {"C1.2:a": ("7067032",)}},
+            run={"retrieved": ("KILT_105219", "7067032"),
+                 "claims": (("C1.2:a", ("7067032",)), ("\u00e9t\u00e9", ("FBIS3-10082",)))})),
+    ("10,000 documents, all retrieved and relevant, 10,000 claims, one of 10,000 citations",
+     inputs(corpus=CORPUS_CAP,
+            case={"relevant": IDS_CAP, "support": {i: (i,) for i in IDS_CAP}},
+            run={"retrieved": IDS_CAP, "claims": ((IDS_CAP[0], IDS_CAP),) + tuple(
+                (i, (i,)) for i in IDS_CAP[1:])})),
     ("other keys in case and run", inputs(case=case_with(question="?", notes=[1]),
                                           run=run_with(model="m1", answer="Roll back."))),
     ("text padded with whitespace", inputs(corpus=dict(CORPUS, archive="\n old \n"))),
@@ -1423,20 +1428,20 @@ ACCEPTED = [
     ("a disputed source of an unexpected claim that is not relevant",
      case_input(disputed={"extra": ("archive",)})),
     ("grades of 1 and 100", case_input(grades={"rollback": 1, "checklist": 100})),
-    ("101 documents: a corpus has no cap", inputs(corpus=dict(CORPUS, **dict.fromkeys(
-        IDS_101, "A note.")))),
+    ("10,001 documents: a corpus has no cap", inputs(corpus=dict(CORPUS, **dict.fromkeys(
+        IDS_OVER, "A note.")))),
     ("a group", case_input(group="chat-7")),
     ("a group of 64 characters", case_input(group="g" * 64)),
     ("twenty tags", case_input(tags=tuple("t%d" % index for index in range(20)))),
     ("free keys three letters from every known key",
      inputs(case=case_with(supp=1, query="?", restarted=1), run=run_with(model="m1"))),
     ("a key beyond ASCII a letter from a known one", case_input(**{"gr\u00e4des": 1})),
-    ("100 restricted documents", inputs(corpus=CORPUS_100, run=NOTHING,
-                                        case=dict(CASES["region"], restricted=IDS_100))),
+    ("10,000 restricted documents", inputs(corpus=CORPUS_CAP, run=NOTHING,
+                                           case=dict(CASES["region"], restricted=IDS_CAP))),
 ]
 
-BAD_IDS = ["", "a" * 33, "Rollback", "rollback\n", "roll_back", "roll back", "1st", "-first",
-           "caf\u00e9", "\u212aelvin", "Xmas", "taXi", Str("rollback"), None, 7]
+BAD_IDS = ["", ID_200 + "x", "rollback\n", "roll back", "roll\tback", "\u00a0rollback",
+           "roll\u2028back", "\x7f", Str("rollback"), None, 7]
 
 
 class InputRules(TestCase):
@@ -1471,10 +1476,10 @@ class InputRules(TestCase):
             LAUNCH_A)), ((extra,), keys + shown(extra)), (({1: 2},), "counts: expected keys that "
                                                            "are str, got 1")]
         rows += [((dict(LAUNCH_A, **{key: value}),), 'counts["%s"]: expected an int from %d to '
-                  "100, got %s" % (key, key == "k", shown(value)))
+                  "%d, got %s" % (key, key == "k", 100 if key == "k" else 10000, shown(value)))
                  for key, value in (("k", 0), ("k", None), ("hits", -1), ("disclosed", None),
                                     ("supported", True), ("generated", 1.0), ("relevant", "1"),
-                                    ("expected", 101))]
+                                    ("expected", 10001), ("k", 101))]
         rows.append(((dict(LAUNCH_A, hits=None),), 'counts["hits"]: expected None exactly when '
                      'counts["relevant"] is None, got None'))
         self.assertRows(lambda counts: message_of(evaluate.scores, {"counts": counts}), rows)
@@ -1570,10 +1575,11 @@ class InputRules(TestCase):
             return "scored" if list(result) == METRICS else "keys out of order"
         outcomes = collections.Counter(outcome(place, value)
                                        for place in range(len(places)) for value in odd)
-        # Twelve are valid: the texts "a" and "A", relevant and support of None (nobody
-        # labelled them), nothing restricted, an empty retrieval, claims of None (no answer)
-        # and none, a claim "a" (twice), no citations, and a citation outside the corpus.
-        self.assertEqual(outcomes, {"rejected": 268, "scored": 12})
+        # Fourteen are valid: the texts "a", "A" and None (none given), relevant and support
+        # of None (nobody labelled them), nothing restricted, an empty retrieval, claims of
+        # None (no answer) and none, a claim "a" (twice) and "A", no citations, and a
+        # citation outside the corpus.
+        self.assertEqual(outcomes, {"rejected": 266, "scored": 14})
 
 # --- An independent arithmetic sweep ----------------------------------------------
 
@@ -1716,7 +1722,7 @@ class ManyQuestions(TestCase):
             ({"system": "B", "runs": runs_with("owner", A=owner_a, B=bad_b)},
              "case 'owner', system 'B': ", 'run["claims"][0][1]', "owners"),
             ({"k": 0}, "", "k", 0),
-            ({"corpus": dict(CORPUS, Archive="Old notes.")}, "", "corpus", "Archive"),
+            ({"corpus": dict(CORPUS, **{"old notes": "Old."})}, "", "corpus", "old notes"),
             ({"corpus": dict(CORPUS, archive=" ")}, "", "corpus['archive']", " "),
             ({"corpus": ["launch"]}, "", "corpus", ["launch"]),
             ({"cases": cases_with("owner", support={"aurora": ("launch",)})}, "case 'owner': ",
@@ -3281,8 +3287,8 @@ class DataFile(DataFileCase):
              (rollback[:-2] + ", run 2: ", 'run["retrieved"]', "zeta")),
             (data_with(cases=cases_with("owner", restricted=["owners"])),
              ("case 'owner': ", 'case["restricted"]', "owners")),
-            (data_with(corpus=dict(CORPUS, **{"6669150": "A passage."})),
-             ("", "corpus", "6669150")),
+            (data_with(corpus=dict(CORPUS, **{"6669150 ": "A passage."})),
+             ("", "corpus", "6669150 ")),
         ] + [(data_with(manifests={"A": {field: "v1", "model": "m"}, "B": {field: "v2"}}),
               manifests(field, "'v1'", "'v2'"))
              for field in ("corpus", "questions", "permissions", "rubric")] + [

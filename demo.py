@@ -81,6 +81,8 @@ OPTIONS = {  # option: whether a path follows it
     "--data": True, "--lab": True, "--exercise": False, "--help": False,
     "-h": False}
 NOT_ACCEPTED = 3  # with --gate: some candidate is not accepted
+ACCEPTED = ("accepted", "not accepted")  # a candidate's decision, in words
+ALONE = ("baseline checked: nothing broken", "baseline checked: broken")
 WIDTH = 160  # the widest line of the summary
 LISTED = 20  # the most changed questions listed for all candidates together
 
@@ -173,7 +175,8 @@ def summary_lines(result):
     lines += ["", "acceptance policy, from %s" % policy["source"],
               "(python demo.py --explain shows why each unsupported claim is "
               "unsupported)"]
-    lines += decision_lines("%s alone" % systems[0], policy["baseline_alone"])
+    lines += decision_lines("%s alone" % systems[0], policy["baseline_alone"],
+                            ALONE if len(systems) == 1 else ACCEPTED)
     for compared in comparisons:
         title = "%s against %s" % (compared["candidate"], systems[0])
         lines += decision_lines(title, compared["decision"])
@@ -197,19 +200,22 @@ def head_lines(result):
             lines.append(title + "no question has a value of %s from both: nothing "
                          "compared" % metric)
     groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
-    candidates = "candidate" + "s" * (len(systems) > 2)
+    candidates = "candidate" + "s" * (len(systems) > 2) + " " + ", ".join(systems[1:])
+    if len(systems) == 1:  # judged alone, by the rules that need no baseline
+        candidates = "alone: nothing compared"
+        lines += gated(result)[1] if summary["policy"] else []
     answerable = len(summary["slices"]["answerable"])
     lines.append("summary of %s: %d questions%s (%d answerable), k = %d, "
-                 "baseline %s, %s %s" % (
+                 "baseline %s, %s" % (
                      result["source"], len(result["questions"]), groups, answerable,
-                     result["k"], systems[0], candidates, ", ".join(systems[1:])))
+                     result["k"], systems[0], candidates))
     for system, missing in summary["not_run"].items():
         more = missing["count"] - len(missing["cases"])  # past the cases named
         if missing["count"]:
             lines.append("not run by %s: %s (%s%s)" % (
                 system, plural(missing["count"], "question"),
                 ", ".join(missing["cases"]), ", and %d more" % more if more else ""))
-    if len(lines) > len(summary["comparisons"]) + 1:  # some question not run
+    if any(missing["count"] for missing in summary["not_run"].values()):
         lines.append("so each mean is over the questions its system ran, and each "
                      "change and paired test over those both ran")
     return lines
@@ -220,15 +226,15 @@ def plural(count, noun):
     return "%d %s%s" % (count, noun, "" if count == 1 else "s")
 
 
-def verdict(decided):
+def verdict(decided, words=ACCEPTED):
     """Return a decision in a few words, with its first broken finding."""
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
     if decided["accepted"]:
-        return "accepted" + caveats(decided)
+        return words[0] + caveats(decided)
     broken = decided["findings"]
     rule, subject, detail, readings = broken[0]
-    text = "not accepted, first: %s %s (%s)" % (rule, subject, detail)
+    text = "%s, first: %s %s (%s)" % (words[1], rule, subject, detail)
     if readings != "both" and decided["lenient"] is not None:
         text += " [%s reading]" % readings
     if len(broken) > 1:
@@ -335,6 +341,8 @@ def slice_lines(part, names, means, label, comparisons, reading=""):
         if sum(totals.values()):
             counted = "/".join(map(str, totals.values()))
         counts.append("%s %s" % (compared["candidate"], counted))
+    if not counts:
+        return lines  # a system alone: no verdict
     return lines + ["verdicts %s | %s" % ("/".join(comparisons[0]["totals"]),
                                           " | ".join(counts))]
 
@@ -420,7 +428,7 @@ def review_lines(summary):
                                              summary["judged_without_expected"])]
 
 
-def decision_lines(title, decided):
+def decision_lines(title, decided, words=ACCEPTED):
     """Return the findings broken, held and not checked, then the decision."""
     strict, loose = decided["strict"], decided["lenient"]
     lines = []
@@ -451,7 +459,8 @@ def decision_lines(title, decided):
     if " alone" in title and rules:  # say which rules judged a system alone
         title += ", by the rules that need no baseline (%s)" % ", ".join(rules)
     return lines + ["decision for %s, plan %r: %s (%s)%s" % (
-        title, decided["plan"], verdict(decided).split(", first")[0], counts, ending)]
+        title, decided["plan"], verdict(decided, words).split(", first")[0], counts,
+        ending)]
 
 
 def disputes(labels, width=100):
@@ -487,9 +496,13 @@ def rendered(result, options):
 
 
 def gated(result):
-    """Return NOT_ACCEPTED unless every candidate is accepted, and a line on each."""
+    """Return NOT_ACCEPTED unless every candidate (or the baseline alone) is
+    accepted, and a line on each."""
     systems, decisions = result["systems"], result["summary"]["decisions"]
-    lines = []
+    policy = result["summary"]["policy"]
+    lines = ["%s alone: %s" % (systems[0], verdict(policy["baseline_alone"], ALONE)
+                               if policy else "not checked, as the data has no policy")]
+    lines = lines[:len(systems) == 1]
     for candidate in systems[1:]:
         why = verdict(decisions[candidate]) if decisions else \
             "not accepted, as the data has no policy"

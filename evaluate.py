@@ -702,6 +702,27 @@ def _cut(corpus, case, run):
     return named or dict([next(iter(corpus.items()))])
 
 
+def _named_corpus(cases, runs):
+    """Return the corpus of a data set that gives none: each ID that the
+    cases' "relevant", "restricted" and sources and the runs' "retrieved"
+    name, with no text (None). A citation of any other document is then
+    "not in the corpus"."""
+    parts = []
+    for case in cases.values() if type(cases) is dict else ():
+        for key in ("relevant", "restricted", "support", "optional",
+                    "disputed"):
+            value = case.get(key) if type(case) is dict else None
+            parts.append(tuple(value.values()) if type(value) is dict
+                         else value)  # a dict's sources, or IDs
+    for by_system in runs.values() if type(runs) is dict else ():
+        for given in by_system.values() if type(by_system) is dict else ():
+            for run in given if type(given) is tuple else (given,):
+                parts.append(run.get("retrieved") if type(run) is dict
+                             else None)
+    named = _strings(tuple(part for part in parts if type(part) is tuple), 3)
+    return dict.fromkeys(doc_id for doc_id in named if _is_id(doc_id))
+
+
 def _runs_of(runs, name, system):
     """Return a system's runs of a case as a tuple: (), when it did not
     run the case."""
@@ -740,9 +761,10 @@ def _check_questions(corpus, cases, runs, k):
 
 
 def _check_systems(systems):
-    """Check a tuple of 2 to 100 distinct names, the baseline first."""
-    if type(systems) is not tuple or not 2 <= len(systems) <= _MAX_SYSTEMS:
-        raise _invalid("systems", "expected a tuple of 2 to %s names, the "
+    """Check a tuple of 1 to 100 distinct names, the baseline first: one
+    alone is judged by the rules that need no baseline."""
+    if type(systems) is not tuple or not 1 <= len(systems) <= _MAX_SYSTEMS:
+        raise _invalid("systems", "expected a tuple of 1 to %s names, the "
                        "baseline first, got %s", _MAX_SYSTEMS, systems)
     for system in systems:
         _check_name(system, "systems")
@@ -794,7 +816,7 @@ def _data_parts(data):
         if key not in _DATA_KEYS:  # a misspelt "policy" must not pass unseen
             raise _invalid("data", "unknown key %s; the keys are %s", key,
                            _DATA_KEYS)
-    for key in ("systems", "corpus", "cases", "runs"):
+    for key in ("systems", "cases", "runs"):  # a corpus may be left out
         if key not in data:
             raise _invalid("data", "missing the key %s", key)
     parts = dict(dict.fromkeys(_DATA_KEYS), k=2)
@@ -868,8 +890,7 @@ def _labels_read(questions):
     (see _trimmed()), so their cost grows as their product."""
     read = 0
     for question in questions.values():
-        labels = {key: question.case[key] for key in _CASE_KEYS
-                  if key in question.case}
+        labels = tuple(question.case.get(key) for key in _CASE_KEYS)
         read += len(_strings(labels, 3)) * sum(map(len,
                                                   question.runs.values()))
     return read
@@ -891,7 +912,10 @@ def _checked(data):
     cases and runs, then each case in full. The policy is checked by
     _check_policy(), which reads the rules below."""
     parts = _data_parts(data)
-    corpus, cases, runs = parts["corpus"], parts["cases"], parts["runs"]
+    cases, runs = parts["cases"], parts["runs"]
+    corpus = parts["corpus"]
+    if corpus is None:  # left out: the documents named, without text
+        corpus = _named_corpus(cases, runs)
     _check_questions(corpus, cases, runs, parts["k"])
     _check_runs(cases, runs, parts["systems"])
     questions = {}
@@ -2355,8 +2379,9 @@ def _summary(data, table, queue, source):
         else _units(list(data.questions), data.groups),
         "decisions": None if decided is None else {
             candidate: decided[candidate] for candidate in systems[1:]},
+        # With one system alone, its own judgement: checked, not accepted.
         "accepted": decided is not None and all(
-            decided[candidate]["accepted"] for candidate in systems[1:]),
+            decided[system]["accepted"] for system in systems[1:] or systems),
     }
 
 

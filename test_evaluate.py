@@ -3263,8 +3263,8 @@ class DataFile(DataFileCase):
             (data_with(polcy=POLICY), "data[\"polcy\"]: unknown key; did you mean 'policy'?"),
             ({key: value for key, value in FIXTURE_AS_JSON.items() if key != "runs"},
              "data: missing the key 'runs'"),
-            (data_with(systems=["A"]), "systems: expected a tuple of 2 to 100 names, the "
-                                       "baseline first, got ('A',)"),
+            (data_with(systems=[]), "systems: expected a tuple of 1 to 100 names, the "
+                                    "baseline first, got ()"),
             (data_with(systems=["A", "B", "B"]), "systems: repeated name 'B'"),
             (data_with(cases=dict(CASES, **{"my q": CASES["region"]}), runs=dict(
                 RUNS, **{"my q": RUNS["region"]})), "cases: invalid name 'my q'" + NAME_RULE),
@@ -3541,8 +3541,15 @@ class FileLimits(DataFileCase):
                         "file (a directory, a FIFO, a socket or a device)\n" % path) for path in (
                             self.path, os.devnull, os.path.dirname(self.path))])
 
-    def test_at_most_100_systems_and_150000_runs_and_100_tags_are_read(self):
+    def test_at_most_100_systems_150000_runs_3000000_labels_read_and_100_tags_are_read(self):
         systems = tuple("s%d" % index for index in range(101))
+        policy = {"critical": ("nope",)}  # checked after the caps, before any run is scored
+
+        def read(*runs):  # 10,000 relevant documents, read by each run
+            return {"systems": tuple("ABCD"[:len(runs)]), "corpus": CORPUS_CAP, "cases": {"q": {
+                "relevant": IDS_CAP, "support": None}}, "runs": {"q": {
+                    system: (NOTHING,) * count for system, count in zip("ABCD", runs)}},
+                "policy": policy}
         unknown = "case 'q0': case[\"relevant\"]: unknown document 'zeta'"  # within the caps
         over = many_runs([100] * 750 + [1])  # 150,002 runs of two systems; then 150,001:
         over["runs"]["q0"] = dict(over["runs"]["q0"], B=over["runs"]["q0"]["B"][1:])
@@ -3550,8 +3557,11 @@ class FileLimits(DataFileCase):
         tagged["cases"] = {name: dict(case, tags=(name,)) for name, case in
                            tagged["cases"].items()}
         rows = [((many_runs([1], systems[:100]),), unknown),
-                ((many_runs([1], systems),), "systems: expected a tuple of 2 to 100 names, the "
+                ((many_runs([1], systems),), "systems: expected a tuple of 1 to 100 names, the "
                  "baseline first, got " + shown(systems)),
+                ((read(100, 100, 100),), "policy[\"critical\"]: no question named 'nope'"),
+                ((read(100, 100, 100, 1),), "runs: expected at most 3000000 label IDs read in all (each run "
+                               "reads every label of its question), got 3010000"),
                 ((many_runs([100] * 750),), unknown),  # 150,000 runs of two systems
                 ((dict(many_runs([1] * 1500, systems[:100]), runs={  # 150,000 single runs
                     name: dict.fromkeys(systems[:100], NOTHING)

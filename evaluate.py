@@ -627,7 +627,7 @@ def _averaged(measures):
 # is left to the contract's tally(), which checks it as it scores it.
 
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
-              "manifests")
+              "manifests", "notes")
 _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
 _MAX_ROWS = 150000  # runs in all: 75,000 questions of two systems
 _MAX_READ = 3 * 10 ** 6  # label IDs the runs read in all: _labels_read()
@@ -664,11 +664,11 @@ class _Question(_Record):
 class _Data(_Record):
     """A checked data set: k, the systems (the baseline first), the corpus,
     {name: _Question} in case order, the policy and manifests (or None),
-    the measures it has, its slices ({slice: question names}) and its
-    groups ({name: group}, or None when no case names one)."""
+    the measures it has, its slices ({slice: question names}), its groups
+    ({name: group}, or None when no case names one) and its notes."""
 
     __slots__ = ("k", "systems", "corpus", "questions", "policy",
-                 "manifests", "measures", "slices", "groups")
+                 "manifests", "measures", "slices", "groups", "notes")
 
 
 def _answerable(case):
@@ -825,6 +825,13 @@ def _data_parts(data):
     _check_systems(parts["systems"])
     if parts["manifests"] is not None:
         _check_manifests(parts["manifests"], parts["systems"])
+    notes = parts["notes"]  # what load_trec() left out, say
+    if notes is not None and not (type(notes) is tuple and len(notes) <= 10
+                                  and all(type(note) is str and len(note) <=
+                                          300 and note.isprintable()
+                                          for note in notes)):
+        raise _invalid("notes", "expected a tuple of at most 10 lines of "
+                       "text, got %s", notes)
     return parts
 
 
@@ -932,7 +939,7 @@ def _checked(data):
                   for name, question in questions.items()}
     return _Data(parts["k"], parts["systems"], corpus, questions,
                  parts["policy"], parts["manifests"], _measures_of(cases),
-                 _slices(questions), groups)
+                 _slices(questions), groups, parts["notes"])
 
 
 # --- Many questions --------------------------------------------------------
@@ -2405,7 +2412,8 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     if explain or summary:
         queue = _review_queue(data, table)
     return {"source": source, "k": data.k,
-            "systems": list(data.systems), "measures": data.measures,
+            "systems": list(data.systems), "notes": data.notes and list(
+                data.notes) or None, "measures": data.measures,
             "questions": rows,
             "review_queue": queue if explain else None,
             "orphan_labels": _orphan_labels(data) if explain else None,
@@ -2547,3 +2555,205 @@ def _as_tuples(value, depth=0):
         if type(item) in (list, dict):
             value[key] = _as_tuples(item, depth + 1)
     return tuple(value) if type(value) is list else value
+
+
+# --- TREC files ------------------------------------------------------------
+# load_trec() reads a qrels file and run files as trec_eval does, into the
+# data a JSON file gives: a case per topic that the qrels and some run have
+# (its documents of grade 1 or more relevant, each grade the gain), and per
+# run, named by its tag, each topic's top k. Each line is read once, and a
+# topic's top k alone is kept: memory stays that of k lines a topic.
+
+_MAX_TREC_BYTES = 200 * 10 ** 6  # all TREC files together: about 20 s
+
+
+def _file_name(path):
+    """Return a path as a message shows it: as it is, or as ascii() does."""
+    import os
+    name = os.fsdecode(path)
+    return name if name.isascii() and name.isprintable() else ascii(name)
+
+
+def _trec_fault(path, number, template, *values):
+    """Return the EvaluationError of a line of a TREC file."""
+    where = "%s, line %d" % (_file_name(path), number)
+    return _invalid(where, template, *values)
+
+
+def _trec_lines(path):
+    """Yield (line number, fields) of each line of a TREC file, its fields
+    split on any whitespace."""
+    number = 0
+    try:
+        with open(path, encoding="utf-8") as file:
+            for number, line in enumerate(file, start=1):
+                yield number, line.split()
+    except UnicodeDecodeError as error:
+        raise _trec_fault(path, number + 1, "not UTF-8 text: %s",
+                          error.reason) from None
+    except OSError as error:
+        raise EvaluationError("%s: cannot be read: %s" % (
+            _file_name(path), error.strerror or error)) from None
+
+
+def _qrels(path):
+    """Return {topic: {document: grade}} of a qrels file of lines 'topic
+    iteration document grade'; a document judged twice in a topic is a
+    fault."""
+    judged = {}
+    for number, fields in _trec_lines(path):
+        try:
+            topic, _, doc_id, grade = fields
+            grade = int(grade)
+        except ValueError:  # not 4 fields, or a grade that is not whole
+            raise _trec_fault(path, number, "expected 'topic iteration "
+                              "document grade', the grade whole, got %s",
+                              " ".join(fields)) from None
+        grades = judged.setdefault(topic, {})
+        if doc_id in grades:
+            raise _trec_fault(path, number, "document %s is judged twice "
+                              "for topic %s", doc_id, topic)
+        grades[doc_id] = grade
+    return judged
+
+
+def _top(rows, k):
+    """Return the documents of the k highest (score, document) rows, by
+    score then document, highest first: as trec_eval ranks them."""
+    from heapq import nlargest
+    return tuple(doc_id for score, doc_id in nlargest(k, rows))
+
+
+def _ranked(path, k):
+    """Return (tag, {topic: its top k documents, _top()}) of a run file of
+    lines 'topic Q0 document rank score tag' (the rank is not read): one
+    tag, a topic's lines together, no document twice in a topic."""
+    tops, rows, seen, topic, tag = {}, [], set(), None, None
+    for number, fields in _trec_lines(path):
+        if len(fields) < 6:
+            if fields:  # a blank line is skipped, as trec_eval skips it
+                raise _trec_fault(path, number, "expected 'topic Q0 "
+                                  "document rank score tag', got %s",
+                                  " ".join(fields))
+            continue
+        if fields[0] != topic:
+            if fields[0] in tops:
+                raise _trec_fault(path, number, "topic %s again, after "
+                                  "others: its lines must come together",
+                                  fields[0])
+            if topic is not None:
+                tops[topic] = _top(rows, k)
+            topic, rows, seen = fields[0], [], set()
+        if fields[5] != tag:
+            if tag is not None:
+                raise _trec_fault(path, number, "a second tag %s, after %s:"
+                                  " a run file is one system's", fields[5],
+                                  tag)
+            tag = fields[5]
+        if fields[2] in seen:
+            raise _trec_fault(path, number, "document %s is ranked twice "
+                              "for topic %s", fields[2], topic)
+        seen.add(fields[2])
+        try:
+            score = float(fields[4])
+        except ValueError:
+            score = float("nan")
+        if score != score:  # NaN, or no number: it has no rank
+            raise _trec_fault(path, number, "expected a score, got %s",
+                              fields[4])
+        rows.append((score, fields[2]))
+    if topic is None:
+        raise EvaluationError("%s: holds no line" % _file_name(path))
+    tops[topic] = _top(rows, k)
+    return tag, tops
+
+
+def _trec_paths(qrels, runs):
+    """Return the paths of the qrels and of each run, once each is checked
+    to be a regular file, and all of them within the byte cap."""
+    import os
+    import stat
+    if type(runs) not in (list, tuple) or not runs:
+        raise _invalid("runs", "expected a list of paths, got %s", runs)
+    paths, size = [], 0
+    for path in (qrels, *runs):
+        try:
+            paths.append(os.fspath(path))
+        except TypeError:
+            raise _invalid("path", "expected the path of a file, got %s",
+                           path) from None
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError) as error:  # ValueError: a NUL in it
+            raise EvaluationError("%s: cannot be read: %s" % (_file_name(
+                path), getattr(error, "strerror", None) or error)) from None
+        if not stat.S_ISREG(status.st_mode):
+            raise EvaluationError("%s: is not a regular file" % _file_name(
+                path))
+        size += status.st_size
+    if size > _MAX_TREC_BYTES:
+        raise EvaluationError("TREC files: hold %d bytes together, more "
+                              "than %d, the most read" % (size,
+                                                          _MAX_TREC_BYTES))
+    return paths
+
+
+def _left_out(why, topics, what):
+    """Return a note of the topics left out, the first five named."""
+    names = ", ".join(map(_shown, topics[:5])) + ", ..." * (len(topics) > 5)
+    return "%s: %s %s (%s)" % (why, _plural(len(topics), what[0]), what[1],
+                               names)
+
+
+def load_trec(qrels, runs, *, k=10):
+    """Return the data of a TREC qrels file and run files, as load_data()
+    returns a JSON file's, for report() to check and score: k (10 unless
+    given), the runs' tags as the systems (the first run's the baseline),
+    a case per topic the qrels and some run have (relevant: its documents
+    of grade 1 or more, each grade the gain; grade 0 is judged not
+    relevant, a negative grade unjudged), each run's top k of it, and
+    "notes" on the topics left out. A fault raises EvaluationError naming
+    the file and line: files not regular or over 200,000,000 bytes in all,
+    not UTF-8; a qrels line of other than 4 fields or a grade not whole; a
+    run line of fewer than 6 fields, a score float() cannot read or NaN, a
+    second tag; a document twice in a topic; a run's topic split apart;
+    two runs of one tag; no topic in both."""
+    _check_k(k)
+    paths = _trec_paths(qrels, runs)
+    judged, tops = _qrels(paths[0]), {}
+    for path in paths[1:]:
+        tag, ranked = _ranked(path, k)
+        if tag in tops:
+            raise EvaluationError("%s: tag %s is the tag of another run" % (
+                _file_name(path), _shown(tag)))
+        tops[tag] = ranked
+    return _trec_data(judged, tops, k)
+
+
+def _trec_data(judged, tops, k):
+    """Return the data of qrels read by _qrels() and runs by _ranked()."""
+    runs, unjudged = {}, {}
+    for tag, ranked in tops.items():
+        for topic, retrieved in ranked.items():
+            if topic not in judged:
+                unjudged[topic] = None  # left out, as trec_eval leaves it
+                continue
+            runs.setdefault(topic, {})[tag] = {"retrieved": retrieved,
+                                               "claims": None}
+    cases = {}
+    for topic, grades in judged.items():
+        relevant = {doc_id: grade for doc_id, grade in grades.items()
+                    if grade >= 1}
+        if topic in runs:
+            cases[topic] = {"relevant": tuple(relevant), "support": None,
+                            "grades": relevant}
+    if not cases:
+        raise EvaluationError("no topic of the runs is in the qrels")
+    notes = [_left_out("left out, as trec_eval leaves them", list(
+        unjudged), ("run topic", "the qrels do not have"))] * bool(unjudged)
+    alone = [topic for topic in judged if topic not in runs]
+    notes += [_left_out("not scored, as by trec_eval without -c", alone, (
+        "qrels topic", "no run has"))] * bool(alone)
+    return {"k": k, "systems": tuple(tops), "cases": cases,
+            "runs": {topic: runs[topic] for topic in cases},
+            "notes": tuple(notes)}

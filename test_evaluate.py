@@ -1398,17 +1398,14 @@ REPORT_REJECTED = [
 # (what is at the boundary, evaluate()'s arguments): each must be accepted.
 ACCEPTED = [
     ("k of 100", inputs(k=100)),
-    ("one-character IDs",
-     inputs(corpus={"a": "x"}, case={"relevant": ("a",), "support": {"b": ("a",)}},
-            run={"retrieved": ("a",), "claims": (("c", ("a",)),)})),
     ("200-character IDs",
      inputs(corpus={ID_200: "x"}, case={"relevant": (ID_200,), "support": {ID_200: (ID_200,)}},
             run={"retrieved": (ID_200,), "claims": ((ID_200, (ID_200,)),)})),
-    ("IDs as real logs give them: capitals, digits first, '_', '.', ':', any script",
+    ("IDs as real logs give them: capitals, digits first, '_', '.', ':', 1 character, é",
      inputs(corpus={"FBIS3-10082": "x", "7067032": "y", "KILT_105219": None},
             case={"relevant": ("7067032",), "support": {"C1.2:a": ("7067032",)}},
             run={"retrieved": ("KILT_105219", "7067032"),
-                 "claims": (("C1.2:a", ("7067032",)), ("\u00e9t\u00e9", ("FBIS3-10082",)))})),
+                 "claims": (("C1.2:a", ("7067032",)), ("\u00e9", ("FBIS3-10082",)))})),
     ("10,000 documents, all retrieved and relevant, 10,000 claims, one of 10,000 citations",
      inputs(corpus=CORPUS_CAP,
             case={"relevant": IDS_CAP, "support": {i: (i,) for i in IDS_CAP}},
@@ -3019,13 +3016,18 @@ class Demo(TestCase):
 
     def test_help_prints_usage_and_an_option_not_understood_is_one_line_and_status_2(self):
         lab = "--exercise goes with --lab FOLDER, and --lab with no other option"
+        trec = "--qrels FILE goes with --run FILE, and --k and --policy with them"
         wrong = {("--sumary",): "'--sumary' is not an option",
                  ("--summary", "--summary"): "'--summary' is given twice",
                  ("--summary", "extra"): "'extra' is not an option",
                  ("summary",): "'summary' is not an option", ("--data",): "'--data' needs a path",
                  ("--data", "a.json", "--data", "b.json"): "'--data' is given twice",
                  ("--gate", "--gate"): "'--gate' is given twice", ("--exercise",): lab,
-                 ("--lab", "x", "--summary"): lab, ("--lab", "x", "--data", "a"): lab}
+                 ("--lab", "x", "--summary"): lab, ("--lab", "x", "--data", "a"): lab,
+                 ("--qrels", "q"): trec, ("--k", "5"): trec, ("--run", "r", "--run", "s"): trec,
+                 ("--qrels", "q", "--run", "r", "--run", "s", "--data", "a"):
+                     "--data and --qrels exclude each other",
+                 ("--qrels", "q", "--run", "r", "--k", "x"): "--k needs a whole number, not 'x'"}
         said = "demo.py: %s; python demo.py --help lists the options\n"
         rows = [(("-h",), (0, USAGE, "")), (("--help",), (0, USAGE, "")),
                 (("--lab", "x", "--help"), (0, USAGE, ""))]
@@ -3058,7 +3060,7 @@ class Demo(TestCase):
 
 
 # The keys of the JSON report, in order: the README's schema.
-REPORT_KEYS = "source k systems measures questions review_queue orphan_labels summary".split()
+REPORT_KEYS = "source k systems notes measures questions review_queue orphan_labels summary".split()
 QUESTION_KEYS, POLICY_KEYS = ["case", "answerable", "systems"], ["source", "rules",
                                                                  "baseline_alone"]
 ROW_KEYS = ["scores", "counts", "repeats", "runs", "lenient", "explain"]
@@ -3136,7 +3138,7 @@ class JsonReport(TestCase):
 FIXTURE_AS_JSON = {"k": 2, "systems": ["A", "B"], "corpus": CORPUS,
                    "cases": demo.fixture_data()["cases"],
                    "runs": RUNS, "policy": POLICY}
-DATA_KEYS = "('k', 'systems', 'corpus', 'cases', 'runs', 'policy', 'manifests')"
+DATA_KEYS = "('k', 'systems', 'corpus', 'cases', 'runs', 'policy', 'manifests', 'notes')"
 
 
 def data_with(**changes):
@@ -3226,7 +3228,7 @@ class DataFile(DataFileCase):
 
     def test_each_fault_in_a_file_is_one_line_naming_the_file_and_the_place(self):
         invalid, long, utf8 = "is not valid JSON: ", "1" * 101, "is not UTF-8 text: invalid "
-        note = "data: unknown key 'note'; the keys are " + DATA_KEYS  # read, then refused
+        note = "data: unknown key 'extra'; the keys are " + DATA_KEYS  # read, then refused
         digits = invalid + "an integer of more than 100 digits, "
         deep, repeated = "is nested more than 64 deep", "data: repeated key '%s' in one object"
         rollback, repeats = "case 'rollback', system 'B': ", "expected 1 to 100 repeated runs, got "
@@ -3234,7 +3236,7 @@ class DataFile(DataFileCase):
         of_a_and_b = "manifests: expected an object with the keys ('A', 'B'), got "
 
         def nested(depth):  # limited the same way on every CPython: 64 deep, with the object
-            return '{"k": 2, "note": %s}' % ("[" * depth + '"x"' + "]" * depth)
+            return '{"k": 2, "extra": %s}' % ("[" * depth + '"x"' + "]" * depth)
 
         def manifests(field, a, b):
             return ("manifests: \"%s\" must be the same for every system, got %s for 'A' and %s "
@@ -3246,7 +3248,7 @@ class DataFile(DataFileCase):
                                                     "column 14)"),
             (b'{"k": 2,\n "question": "\xff"}', utf8 + "start byte at byte 23"),  # from byte 0
             (b'{"a": "\xc3"}', utf8 + "continuation byte at byte 7"),
-            ('{"note": ' + "9" * 100 + "}", note),  # 100 digits are read; 101 are not
+            ('{"extra": ' + "9" * 100 + "}", note),  # 100 digits are read; 101 are not
             ('{"k": 2, "y": %s,\n "x": -%s}' % ("9" * 100, long),
              digits + "-1111111111111111111..."),
             ('{"x": "%s", "y": 0.%s,\n "z": %s}' % (long, long, long),  # in a string: no integer
@@ -3287,8 +3289,6 @@ class DataFile(DataFileCase):
              (rollback[:-2] + ", run 2: ", 'run["retrieved"]', "zeta")),
             (data_with(cases=cases_with("owner", restricted=["owners"])),
              ("case 'owner': ", 'case["restricted"]', "owners")),
-            (data_with(corpus=dict(CORPUS, **{"6669150 ": "A passage."})),
-             ("", "corpus", "6669150 ")),
         ] + [(data_with(manifests={"A": {field: "v1", "model": "m"}, "B": {field: "v2"}}),
               manifests(field, "'v1'", "'v2'"))
              for field in ("corpus", "questions", "permissions", "rubric")] + [
@@ -3384,6 +3384,15 @@ def grouped_coverage(rising, falling):
 class RealLogs(DataFileCase):
     """Data as real logs come: no relevance labels, runs missing, nothing paired, thousands of
     changes, worse candidates, groups and repeated runs."""
+
+    def test_a_file_may_leave_out_its_corpus_which_then_holds_the_documents_named(self):
+        data = {"systems": ["A"], "cases": {"q1": {"relevant": ["MARCO_D1"], "support": {
+            "c": ["MARCO_D1"]}, "optional": {"d": ["7067032"]}}}, "runs": {"q1": {"A": {
+                "retrieved": ["MARCO_D1"], "claims": [["c", ["MARCO_D1"]], ["d", ["KILT_9"]]]}}}}
+        row = evaluate.report(evaluate.load_data(self.write(data)), explain=True)[
+            "questions"][0]["systems"]["A"]
+        self.assertEqual((row["scores"]["support"], row["explain"]["claims"]), (
+            0.5, (("c", None), ("d", "not in the corpus"))))
 
     def test_answers_judged_without_relevance_labels_have_no_retrieval_values(self):
         case = dict(JUDGED, relevant=None)
@@ -3493,6 +3502,108 @@ class RealLogs(DataFileCase):
                       "runs can favour either side)", str(detail))
 
 
+# --- TREC files: demo.py --qrels FILE --run FILE ------------------------------------------
+
+# Written for the tests: IDs as real logs carry them; three documents tie at 3.5 (ranked
+# doc.v2:3, FBIS3-10082, 7067032, by ID highest first), as the rank column does not say; a
+# grade 0, a grade -1 (unjudged), a topic all of grade 0 (T2), a blank line, a run topic the
+# qrels lack (T9) and a qrels topic no run has (T3).
+QRELS = ("T1 0 MARCO_D1599536 2\nT1 0 7067032 1\nT1 0 FBIS3-10082 0\nT1 0 doc.v2:3 -1\n"
+         "T1 0 KILT_105219 1\nT2 0 a 0\nT2 0 b 0\nT3 0 x 1\n")
+RUN_FILE = ("T1 Q0 FBIS3-10082 5 3.5 bm25\nT1 Q0 doc.v2:3 4 3.5 bm25\nT1 Q0 7067032 3 3.5 "
+            "bm25\n\nT1 Q0 MARCO_D1599536 2 1.0 bm25\nT1 Q0 KILT_105219 1 2 bm25\nT2 Q0 a 1 1 "
+            "bm25\nT9 Q0 z 1 1 bm25\n")
+
+
+class TrecFiles(TestCase):
+    """TREC qrels and runs are read as trec_eval reads them, with no converter."""
+
+    def files(self, **texts):
+        """Write each text to a file of its name in a new folder; return [paths]."""
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        for name, text in texts.items():
+            with open(os.path.join(folder.name, name), "w", encoding="utf-8") as file:
+                file.write(text)
+        return [os.path.join(folder.name, name) for name in texts]
+
+    def data(self, k=3, qrels=QRELS, run=RUN_FILE):
+        qrels, run = self.files(qrels=qrels, run=run)
+        return evaluate.load_trec(qrels, [run], k=k)
+
+    def test_ties_in_score_are_ranked_by_document_id_highest_first_whatever_the_rank_column(self):
+        self.assertEqual(self.data(k=5)["runs"]["T1"]["bm25"]["retrieved"], (
+            "doc.v2:3", "FBIS3-10082", "7067032", "KILT_105219", "MARCO_D1599536"))
+
+    def test_p_r_rr_and_ndcg_equal_trec_eval_question_by_question(self):
+        # trec_eval 9.0.4 -q: P_k, recall_k, recip_rank (-Mk), ndcg_cut_k, printed to 4 places
+        rows = [((3,), (0.3333, 0.3333, 0.3333, 0.1597)), ((5,), (0.6, 1.0, 0.3333, 0.5444))]
+        self.assertRows(lambda k: tuple(round(evaluate.report(self.data(k))["questions"][0][
+            "systems"]["bm25"]["scores"][name], 4) for name in ("precision", "recall", "rr",
+                                                                 "ndcg")), rows)
+
+    def test_grade_0_is_not_relevant_a_negative_grade_unjudged_and_a_topic_of_0s_has_no_value(self):
+        data = self.data()
+        self.assertEqual((data["cases"]["T1"]["grades"], data["cases"]["T2"]["relevant"]), (
+            {"MARCO_D1599536": 2, "7067032": 1, "KILT_105219": 1}, ()))
+        self.assertEqual(set(evaluate.report(data)["questions"][1]["systems"]["bm25"][
+            "scores"].values()), {None})  # where trec_eval gives 0
+
+    def test_a_run_topic_the_qrels_lack_is_counted_and_left_out_in_one_line(self):
+        qrels, run = self.files(qrels=QRELS, run=RUN_FILE)
+        status, out, err = demo_output("--qrels", qrels, "--run", run)
+        self.assertEqual(out.split("\n")[:2], [
+            "note: left out, as trec_eval leaves them: 1 run topic the qrels do not have ('T9')",
+            "note: not scored, as by trec_eval without -c: 1 qrels topic no run has ('T3')"])
+        self.assertEqual(list(self.data()["runs"]), ["T1", "T2"])
+
+    def test_one_run_alone_is_scored_and_judged_by_the_rules_that_need_no_baseline(self):
+        qrels, run, policy = self.files(qrels=QRELS, run=RUN_FILE,
+                                        policy='{"must_abstain": []}')
+        status, out, err = demo_output("--qrels", qrels, "--run", run, "--policy", policy,
+                                       "--gate", "--k", "5")
+        self.assertEqual((status, out.count("\n"), err), (3, 5, "bm25 alone: none, as no rule "
+                                                               "of the policy could be checked\n"))
+        alone = dict(four_questions(), systems=("A",), runs=split_runs(
+            **dict.fromkeys(FOUR, "A")))
+        self.assertEqual(demo.gated(evaluate.report(alone, summary=True)), (3, [
+            "A alone: baseline checked: broken, first: disclosure owner (1 restricted document "
+            "in the top k or cited), and 4 more broken"]))
+
+    def test_each_fault_of_a_trec_file_is_one_line_naming_the_file_and_the_line(self):
+        grade = "expected 'topic iteration document grade', the grade whole, got "
+        rows = [  # (qrels, runs, the fault; each file named as its test names it)
+            ("T1 0 d\n", [RUN_FILE], "qrels, line 1: " + grade + "'T1 0 d'"),
+            ("T1 0 d 1.5\n", [RUN_FILE], "qrels, line 1: " + grade + "'T1 0 d 1.5'"),
+            ("T1 0 d 1\nT1 0 d 0\n", [RUN_FILE], "qrels, line 2: document 'd' is judged twice "
+                                                 "for topic 'T1'"),
+            (QRELS, ["T1 Q0 d 1 2.0\n"], "run0, line 1: expected 'topic Q0 document rank "
+                                         "score tag', got 'T1 Q0 d 1 2.0'"),
+            (QRELS, ["T1 Q0 d 1 nan t\n"], "run0, line 1: expected a score, got 'nan'"),
+            (QRELS, ["T1 Q0 d 1 2,5 t\n"], "run0, line 1: expected a score, got '2,5'"),
+            (QRELS, [RUN_FILE + "T9 Q0 y 2 1 t\n"], "run0, line 9: a second tag 't', after "
+                                                    "'bm25': a run file is one system's"),
+            (QRELS, [RUN_FILE + "T9 Q0 z 2 1 bm25\n"], "run0, line 9: document 'z' is ranked "
+                                                       "twice for topic 'T9'"),
+            (QRELS, [RUN_FILE + "T1 Q0 y 2 1 bm25\n"], "run0, line 9: topic 'T1' again, after "
+                                                       "others: its lines must come together"),
+            (QRELS, [RUN_FILE, RUN_FILE], "run1: tag 'bm25' is the tag of another run"),
+            (QRELS, [""], "run0: holds no line"),
+            ("T7 0 d 1\n", [RUN_FILE], "no topic of the runs is in the qrels")]
+
+        def fault(qrels, runs):
+            paths = self.files(qrels=qrels, **{"run%d" % index: run
+                                                for index, run in enumerate(runs)})
+            message = message_of(evaluate.load_trec, {"qrels": paths[0], "runs": paths[1:]})
+            return message.replace(os.path.dirname(paths[0]) + os.sep, "")
+        self.assertRows(fault, [(row[:2], row[2]) for row in rows])
+        qrels, run = self.files(qrels=QRELS, run=RUN_FILE)
+        os.truncate(run, 200 * 10 ** 6)  # a sparse file: refused unread
+        self.assertEqual(message_of(evaluate.load_trec, {"qrels": qrels, "runs": [run]}), (
+            "TREC files: hold %d bytes together, more than 200000000, the most read"
+            % (200 * 10 ** 6 + len(QRELS))))
+
+
 class Trickle(io.RawIOBase):
     """A raw output whose writes take what take(tries, data) gives: a count of bytes, or an
     OSError to raise."""
@@ -3560,8 +3671,8 @@ class FileLimits(DataFileCase):
                 ((many_runs([1], systems),), "systems: expected a tuple of 1 to 100 names, the "
                  "baseline first, got " + shown(systems)),
                 ((read(100, 100, 100),), "policy[\"critical\"]: no question named 'nope'"),
-                ((read(100, 100, 100, 1),), "runs: expected at most 3000000 label IDs read in all (each run "
-                               "reads every label of its question), got 3010000"),
+                ((read(100, 100, 100, 1),), "runs: expected at most 3000000 label IDs read in "
+                 "all (each run reads every label of its question), got 3010000"),
                 ((many_runs([100] * 750),), unknown),  # 150,000 runs of two systems
                 ((dict(many_runs([1] * 1500, systems[:100]), runs={  # 150,000 single runs
                     name: dict.fromkeys(systems[:100], NOTHING)

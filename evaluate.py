@@ -2576,8 +2576,8 @@ def _file_name(path):
 
 def _trec_fault(path, number, template, *values):
     """Return the EvaluationError of a line of a TREC file."""
-    where = "%s, line %d" % (_file_name(path), number)
-    return _invalid(where, template, *values)
+    return _invalid("%s, line %d" % (_file_name(path), number), template,
+                    *values)
 
 
 def _trec_lines(path):
@@ -2597,9 +2597,7 @@ def _trec_lines(path):
 
 
 def _qrels(path):
-    """Return {topic: {document: grade}} of a qrels file of lines 'topic
-    iteration document grade'; a document judged twice in a topic is a
-    fault."""
+    """Return {topic: {document: grade}} of a qrels file."""
     judged = {}
     for number, fields in _trec_lines(path):
         try:
@@ -2619,15 +2617,14 @@ def _qrels(path):
 
 def _top(rows, k):
     """Return the documents of the k highest (score, document) rows, by
-    score then document, highest first: as trec_eval ranks them."""
+    score then document, highest first, as trec_eval ranks them."""
     from heapq import nlargest
     return tuple(doc_id for score, doc_id in nlargest(k, rows))
 
 
 def _ranked(path, k):
-    """Return (tag, {topic: its top k documents, _top()}) of a run file of
-    lines 'topic Q0 document rank score tag' (the rank is not read): one
-    tag, a topic's lines together, no document twice in a topic."""
+    """Return (tag, {topic: its top k documents, _top()}) of a run file:
+    one tag, a topic's lines together, no document twice in a topic."""
     tops, rows, seen, topic, tag = {}, [], set(), None, None
     for number, fields in _trec_lines(path):
         if len(fields) < 6:
@@ -2657,8 +2654,8 @@ def _ranked(path, k):
         try:
             score = float(fields[4])
         except ValueError:
-            score = float("nan")
-        if score != score:  # NaN, or no number: it has no rank
+            score = None
+        if score is None or score != score:  # none, or NaN: no rank
             raise _trec_fault(path, number, "expected a score, got %s",
                               fields[4])
         rows.append((score, fields[2]))
@@ -2706,18 +2703,12 @@ def _left_out(why, topics, what):
 
 
 def load_trec(qrels, runs, *, k=10):
-    """Return the data of a TREC qrels file and run files, as load_data()
-    returns a JSON file's, for report() to check and score: k (10 unless
-    given), the runs' tags as the systems (the first run's the baseline),
-    a case per topic the qrels and some run have (relevant: its documents
-    of grade 1 or more, each grade the gain; grade 0 is judged not
-    relevant, a negative grade unjudged), each run's top k of it, and
-    "notes" on the topics left out. A fault raises EvaluationError naming
-    the file and line: files not regular or over 200,000,000 bytes in all,
-    not UTF-8; a qrels line of other than 4 fields or a grade not whole; a
-    run line of fewer than 6 fields, a score float() cannot read or NaN, a
-    second tag; a document twice in a topic; a run's topic split apart;
-    two runs of one tag; no topic in both."""
+    """Return the data of a TREC qrels file and run files (see README.md),
+    as load_data() returns a JSON file's, for report() to check and score:
+    k, the runs' tags as the systems (the first the baseline), a case per
+    topic the qrels and some run have, each run's top k of it, and notes
+    on the topics left out. A fault raises EvaluationError naming the file
+    and the line."""
     _check_k(k)
     paths = _trec_paths(qrels, runs)
     judged, tops = _qrels(paths[0]), {}

@@ -2564,7 +2564,7 @@ def _as_tuples(value, depth=0):
 # run, named by its tag, each topic's top k. Each line is read once, and a
 # topic's top k alone is kept: memory stays that of k lines a topic.
 
-_MAX_TREC_BYTES = 200 * 10 ** 6  # all TREC files together: about 20 s
+_MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together: about 20 s
 
 
 def _file_name(path):

@@ -898,8 +898,8 @@ def _labels_read(questions):
     read = 0
     for question in questions.values():
         labels = tuple(question.case.get(key) for key in _CASE_KEYS)
-        read += len(_strings(labels, 3)) * sum(map(len,
-                                                  question.runs.values()))
+        runs = sum(map(len, question.runs.values()))  # repeated ones too
+        read += len(_strings(labels, 3)) * runs
     return read
 
 

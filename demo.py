@@ -55,11 +55,13 @@ def fixture_rows(k=2):
 # Below, the full module's options: report, compare, decide, read data files.
 
 import os  # noqa: E402
-from evaluate import MEASURES, EvaluationError, load_data, p_text, report  # noqa: E402
+from evaluate import MEASURES, EvaluationError, load_data, load_trec, p_text, report  # noqa: E402
 from fixtures import POLICY, TAGS  # noqa: E402
 
 USAGE = """\
 usage: python demo.py [--summary] [--explain] [--json] [--gate] [--data FILE.json]
+       python demo.py --qrels FILE --run FILE [--run FILE ...] [--k K]
+                      [--policy FILE.json] [any option of the first line]
        python demo.py --lab FOLDER [--exercise]
 
   (no option)        the per-question table of the fixture
@@ -69,6 +71,9 @@ usage: python demo.py [--summary] [--explain] [--json] [--gate] [--data FILE.jso
   --gate             exit with status 3 unless every candidate is accepted,
                      saying why on standard error, a line per candidate
   --data FILE.json   any of these for your own data (see the README)
+  --qrels FILE       or for TREC files: the qrels, and each --run FILE (the
+  --run FILE         first the baseline) at the cutoff --k K (10 unless given),
+                     with the policy of --policy FILE.json if any
   --lab FOLDER       write a course lab into a new or empty folder; with
                      --exercise, the rules of one question left to write
 
@@ -76,10 +81,12 @@ Exit status: 0 printed; 1 a fault in the data or the folder; 2 an option
 not understood; 3 see --gate; 74 output not written; 130 interrupted; 141
 the reader stopped first.
 """
-OPTIONS = {  # option: whether a path follows it
+OPTIONS = {  # option: whether a path (or K) follows it
     "--summary": False, "--explain": False, "--json": False, "--gate": False,
     "--data": True, "--lab": True, "--exercise": False, "--help": False,
-    "-h": False}
+    "-h": False, "--qrels": True, "--run": True, "--k": True, "--policy": True}
+REPEATED = ("--run",)  # given once or more, in order: a tuple of paths
+TREC = ("--run", "--k", "--policy")  # each needs --qrels, which needs --run
 NOT_ACCEPTED = 3  # with --gate: some candidate is not accepted
 WIDTH = 160  # the widest line of the summary
 LISTED = 20  # the most changed questions listed for all candidates together
@@ -197,19 +204,22 @@ def head_lines(result):
             lines.append(title + "no question has a value of %s from both: nothing "
                          "compared" % metric)
     groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
-    candidates = "candidate" + "s" * (len(systems) > 2)
+    candidates = "candidate" + "s" * (len(systems) > 2) + " " + ", ".join(systems[1:])
+    if len(systems) == 1:  # judged alone, by the rules that need no baseline
+        candidates = "alone: nothing compared"
+        lines += gated(result)[1] if summary["policy"] else []
     answerable = len(summary["slices"]["answerable"])
     lines.append("summary of %s: %d questions%s (%d answerable), k = %d, "
-                 "baseline %s, %s %s" % (
+                 "baseline %s, %s" % (
                      result["source"], len(result["questions"]), groups, answerable,
-                     result["k"], systems[0], candidates, ", ".join(systems[1:])))
+                     result["k"], systems[0], candidates))
     for system, missing in summary["not_run"].items():
         more = missing["count"] - len(missing["cases"])  # past the cases named
         if missing["count"]:
             lines.append("not run by %s: %s (%s%s)" % (
                 system, plural(missing["count"], "question"),
                 ", ".join(missing["cases"]), ", and %d more" % more if more else ""))
-    if len(lines) > len(summary["comparisons"]) + 1:  # some question not run
+    if any(missing["count"] for missing in summary["not_run"].values()):
         lines.append("so each mean is over the questions its system ran, and each "
                      "change and paired test over those both ran")
     return lines
@@ -338,6 +348,8 @@ def slice_lines(part, names, means, label, comparisons, reading=""):
         if sum(totals.values()):
             counted = "/".join(map(str, totals.values()))
         counts.append("%s %s" % (compared["candidate"], counted))
+    if not counts:
+        return lines  # a system alone: no verdict
     return lines + ["verdicts %s | %s" % ("/".join(comparisons[0]["totals"]),
                                           " | ".join(counts))]
 
@@ -468,12 +480,12 @@ def rendered(result, options):
     if "--json" in options:
         import json  # only this option writes JSON
         return json.dumps(result, default=float, allow_nan=False)
-    lines = []
+    lines = ["note: " + note for note in result["notes"] or ()]  # what TREC files left out
     if "--explain" in options or "--summary" not in options:
         labels = [MEASURES[name]["label"] for name in result["measures"]]
         rows = [(where, scores and scores.values())
                 for where, scores in each_run(result, "scores")]
-        lines = table_lines(rows, result["k"], labels)
+        lines += table_lines(rows, result["k"], labels)
     if "--explain" in options:
         lines += explain_lines(result)
     if "--summary" in options:
@@ -490,9 +502,15 @@ def rendered(result, options):
 
 
 def gated(result):
-    """Return NOT_ACCEPTED unless every candidate is accepted, and a line on each."""
+    """Return NOT_ACCEPTED unless every candidate is accepted (a system
+    alone: unless it breaks no rule), and a line on each."""
     systems, decisions = result["systems"], result["summary"]["decisions"]
+    policy = result["summary"]["policy"]
     lines = []
+    if len(systems) == 1:  # checked by the rules that need no baseline
+        lines.append("baseline %s checked alone: %s" % (systems[0], verdict(
+            policy["baseline_alone"], alone=True) if policy
+            else "not checked, as the data has no policy"))
     for candidate in systems[1:]:
         why = verdict(decisions[candidate]) if decisions else \
             "not accepted, as the data has no policy"
@@ -508,13 +526,20 @@ def parsed(arguments):
         word = rest.pop(0)
         if word not in OPTIONS:
             return None, "%s is not an option" % ascii(word)
-        if word in given:
+        if word in given and word not in REPEATED:
             return None, "%s is given twice" % ascii(word)
-        given[word] = True
-        if OPTIONS[word]:  # a path follows, never an option
-            if not rest or rest[0].startswith("-"):
-                return None, "%s needs a path" % ascii(word)
-            given[word] = rest.pop(0)
+        if OPTIONS[word] and (not rest or rest[0].startswith("-")):
+            return None, "%s needs a path" % ascii(word)  # never an option
+        value = rest.pop(0) if OPTIONS[word] else True
+        given[word] = given.get(word, ()) + (value,) if word in REPEATED else value
+    if "--data" in given and "--qrels" in given:
+        return None, "--data and --qrels exclude each other"
+    if ("--qrels" in given) != ("--run" in given) or "--qrels" not in given \
+            and set(TREC) & set(given):
+        return None, "--qrels FILE goes with --run FILE, and --k and --policy with them"
+    k = given.get("--k", "10")
+    if not (k.isascii() and k.isdigit()):
+        return None, "--k needs a whole number, not %s" % ascii(k)
     return given, None
 
 
@@ -547,11 +572,15 @@ def printed(given):
     # collector would only scan them, again and again, as they come.
     gc.disable()
     path = given.get("--data")
-    source = "fixtures.py" if path is None else path if (
-        path.isascii() and path.isprintable()) else ascii(path)
+    source = "fixtures.py" if path is None else shown_path(path)
+    if "--qrels" in given:
+        source = "%s with %s" % (shown_path(given["--qrels"]), ", ".join(
+            map(shown_path, given["--run"])))
     gate = "--gate" in given
     try:
         data = fixture_data() if path is None else load_data(path)
+        if "--qrels" in given:
+            data = trec_data(given)
         result = report(data, summary="--summary" in given or gate,
                         explain="--explain" in given, source=source)
     except EvaluationError as error:  # a fault in the data: one line
@@ -564,6 +593,22 @@ def printed(given):
     written = write(rendered(result, given) + "\n")
     write("".join(line + "\n" for line in why), "stderr")
     return written or status
+
+
+def shown_path(path):
+    """Return a path as it is, or as ascii() shows it if it is not printable ASCII."""
+    return path if path.isascii() and path.isprintable() else ascii(path)
+
+
+def trec_data(given):
+    """Return the data of the TREC files given, with the policy file's if any."""
+    data = load_trec(given["--qrels"], given["--run"], k=int(given.get("--k", 10)))
+    if "--policy" in given:
+        try:
+            data["policy"] = load_data(given["--policy"])
+        except EvaluationError as error:  # named as its file
+            raise EvaluationError("%s: %s" % (shown_path(given["--policy"]), error))
+    return data
 
 
 def write(text, stream="stdout"):

@@ -12,11 +12,9 @@ validate(): you need not read it.
 __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
            "lenient", "explain"]
 
-_MAX_IDS = 100  # IDs in one tuple, claims in one run
+_MAX_IDS = 10000  # IDs in one tuple, claims in one run
 _MAX_K = 100
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-_ID_CHARACTERS = _LETTERS + "0123456789-"
-_ID_RULE = "IDs are 1 to 32 characters: a-z first, then a-z, 0-9 or '-'"
+_ID_RULE = "IDs are 1 to 200 printable characters, no whitespace"
 
 # A control character as a message shows it: one line, on any terminal.
 _ESCAPES = {code: "\\x%02x" % code for code in list(range(32)) + [127]}
@@ -92,13 +90,12 @@ def _check_keys(mapping, field, known=()):
 
 def _is_id(value):
     """True for an exact str (no subclass) that is an ID (_ID_RULE)."""
-    return (type(value) is str and 0 < len(value) <= 32
-            and value[0] in _LETTERS
-            and not value.strip(_ID_CHARACTERS))  # no other character
+    return (type(value) is str and 0 < len(value) <= 200
+            and value.isprintable() and " " not in value)  # no whitespace
 
 
 def _check_ids(value, field, fields=None, corpus=None):
-    """Check "ids": a tuple of at most 100 distinct IDs, maybe empty;
+    """Check "ids": a tuple of at most 10,000 distinct IDs, maybe empty;
     given a corpus, each the ID of one of its documents."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
@@ -113,9 +110,9 @@ def _check_ids(value, field, fields=None, corpus=None):
         if corpus is not None:
             raise _invalid(field, "unknown document %s", item)
     if len(value) > 1 and len(set(value)) < len(value):
+        seen = set()  # the first ID an earlier one equals, in one pass
         raise _invalid(field, "repeated ID %s", next(
-            item for index, item in enumerate(value)
-            if item in value[:index]))
+            item for item in value if item in seen or seen.add(item)))
 
 
 def _check_claim_ids(value, field, fields, corpus):
@@ -129,7 +126,7 @@ def _check_sources(value, field, fields, corpus):
         raise _invalid(field, "expected a dict, got %s", value)
     _check_ids(tuple(value), field)
     for claim_id, sources in value.items():
-        where = "%s['%s']" % (field, claim_id)  # a valid ID by now: short
+        where = "%s[%s]" % (field, ascii(claim_id))  # an ID by now: short
         _check_ids(sources, where, fields, corpus)
         if not sources:
             raise _invalid(where, "expected at least one source, got %s",
@@ -137,8 +134,8 @@ def _check_sources(value, field, fields, corpus):
 
 
 def _check_claims(value, field, fields, corpus):
-    """Check "claims": a tuple of at most 100 (claim ID, citations) pairs,
-    IDs distinct; citations are ids, outside the corpus too."""
+    """Check "claims": a tuple of at most 10,000 (claim ID, citations)
+    pairs, IDs distinct; citations are ids, outside the corpus too."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
@@ -202,51 +199,56 @@ def _check_case_rules(fields):
                        'case["relevant"] %s, got %s', relevant, support)
     support, optional = support or {}, fields.get("optional", {})
     disputed = fields.get("disputed", {})
+    wanted = set(relevant or ())  # sets: each check grows with the labels
     for key, labels in (("support", support), ("disputed", disputed)):
         for claim_id, sources in labels.items():
             # An expected claim's sources, agreed or disputed, are relevant.
             outside = [source for source in sources if claim_id in support
-                       and relevant is not None and source not in relevant]
+                       and relevant is not None and source not in wanted]
             if outside:
-                raise _invalid("case[\"%s\"]['%s']" % (key, claim_id),
+                raise _invalid('case["%s"][%s]' % (key, _shown(claim_id)),
                                'source %s is not in case["relevant"]',
                                outside[0])
     for claim_id, sources in disputed.items():
-        agreed = support.get(claim_id, ()) + optional.get(claim_id, ())
+        agreed = {*support.get(claim_id, ()), *optional.get(claim_id, ())}
         for source in sources:  # agreed or disputed, never both
             if source in agreed:
-                raise _invalid("case[\"disputed\"]['%s']" % claim_id,
+                raise _invalid('case["disputed"][%s]' % _shown(claim_id),
                                'source %s is also in case["support"] or '
                                'case["optional"]', source)
     for claim_id in optional:
         if claim_id in support:
             raise _invalid('case["optional"]',
                            'claim %s is also in case["support"]', claim_id)
+    labelled = {*support, *optional, *disputed}
     for claim_id in fields.get("rejected", ()):
         # Judged unsupported by every document: it can have no source.
-        if claim_id in (*support, *optional, *disputed):
+        if claim_id in labelled:
             raise _invalid('case["rejected"]', 'claim %s has sources in '
                            'case["support"], case["optional"] or '
                            'case["disputed"]', claim_id)
     for doc_id in fields.get("restricted", ()):
-        if doc_id in (relevant or ()):  # what the asker may not see cannot
-            raise _invalid('case["restricted"]',  # be their evidence
+        if doc_id in wanted:  # what the asker may not see cannot be
+            raise _invalid('case["restricted"]',  # their evidence
                            'document %s is in case["relevant"]', doc_id)
 
 
 def _check_corpus(corpus):
-    """Check that corpus maps one ID or more to texts, none of them blank."""
+    """Check that corpus maps one ID or more to None or a non-blank text."""
     if type(corpus) is not dict or not corpus:
         raise _invalid("corpus", "expected a dict of documents, got %s",
                        corpus)
+    # Every ID at once, as _is_id() checks one: each run has its corpus.
+    joined = "".join(corpus) if {*map(type, corpus)} == {str} else "\n"
+    if not (joined.isprintable() and " " not in joined
+            and 0 < min(map(len, corpus)) <= max(map(len, corpus)) <= 200):
+        raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")", next(
+            doc_id for doc_id in corpus if not _is_id(doc_id)))
     for doc_id, text in corpus.items():
-        if not _is_id(doc_id):
-            raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")",
-                           doc_id)
         # Text is checked for shape only: nothing here reads what it says.
-        if type(text) is not str or not text.strip():
-            raise _invalid("corpus[%s]" % _shown(doc_id), "expected text "
-                           "with a non-whitespace character, got %s", text)
+        if text is not None and (type(text) is not str or not text.strip()):
+            raise _invalid("corpus[%s]" % _shown(doc_id), "expected a "
+                           "text that is not blank, or None, got %s", text)
 
 
 _COUNTS = ("relevant", "k", "hits", "first_hit", "generated", "supported",
@@ -254,7 +256,7 @@ _COUNTS = ("relevant", "k", "hits", "first_hit", "generated", "supported",
 
 
 def _check_counts(counts):
-    """Check counts as tally() gives them: ints from 0 (k 1) to 100, None."""
+    """Check counts as tally() gives them: ints within the caps, or None."""
     if type(counts) is dict:
         _check_keys(counts, "counts")  # exact str keys, before comparing
     if type(counts) is not dict or set(counts) != set(_COUNTS):
@@ -262,10 +264,11 @@ def _check_counts(counts):
                        "gives, got %s", counts)
     for key in _COUNTS:
         value, least = counts[key], int(key == "k")
-        counted = type(value) is int and least <= value <= _MAX_IDS
+        most = _MAX_K if key == "k" else _MAX_IDS
+        counted = type(value) is int and least <= value <= most
         if not counted and (value is not None or key in ("k", "disclosed")):
             raise _invalid('counts["%s"]' % key, "expected an int from %s "
-                           "to 100, got %s", least, value)
+                           "to %s, got %s", least, most, value)
     if (counts["relevant"] is None) != (counts["hits"] is None):
         raise _invalid('counts["hits"]', 'expected None exactly when '
                        'counts["relevant"] is None, got %s', counts["hits"])
@@ -367,6 +370,7 @@ def _reasons(corpus, case, retrieved, claims, k):
         return None
     # An optional claim counts as supported, though it covers nothing.
     labels = {**(case["support"] or {}), **case.get("optional", {})}
+    labels = {claim_id: set(sources) for claim_id, sources in labels.items()}
     # The top k was the answer stage's context: all it could back a claim.
     visible = set(retrieved[:k])
     return [(claim_id, _unsupported_because(claim_id, citations, labels,
@@ -437,8 +441,8 @@ def tally(corpus, case, run, *, k=2):
     counts = _retrieval_counts(relevant, retrieved, k)
     reasons = None if claims is None else _reasons(
         corpus, case, retrieved, claims, k)
-    supported = None if reasons is None else [
-        claim_id for claim_id, reason in reasons if reason is None]
+    supported = None if reasons is None else {
+        claim_id for claim_id, reason in reasons if reason is None}
     uncovered = None if supported is None or support is None \
         else _uncovered(support, supported)
     restricted = case.get("restricted", ())
@@ -482,12 +486,12 @@ def explain(corpus, case, run, *, k=2):
                                           claims or (), k)
     if reasons is None:
         return {"claims": None, "uncovered": None, "disclosed": disclosed}
-    supported = [claim for claim, reason in reasons if reason is None]
+    supported = {claim for claim, reason in reasons if reason is None}
     uncovered = None if support is None else _uncovered(support, supported)
     if "disputed" in case or "rejected" in case:  # what reviewers recorded
         loose = reasons if "disputed" not in case else _reasons(
             corpus, lenient(case), retrieved, claims, k)
-        reasons = _reviewed(reasons, loose, case.get("rejected", ()))
+        reasons = _reviewed(reasons, loose, set(case.get("rejected", ())))
     return {"claims": tuple(reasons), "uncovered": uncovered,
             "disclosed": disclosed}
 
@@ -623,9 +627,10 @@ def _averaged(measures):
 # is left to the contract's tally(), which checks it as it scores it.
 
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
-              "manifests")
+              "manifests", "notes")
 _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
 _MAX_ROWS = 150000  # runs in all: 75,000 questions of two systems
+_MAX_READ = 3 * 10 ** 6  # label IDs the runs read in all: _labels_read()
 _MAX_TAGS_IN_ALL = 100  # each a slice of the summary
 _SLICES = ("answerable", "unanswerable")
 # What a run manifest must hold the same for every system: runs on another
@@ -660,11 +665,11 @@ class _Question(_Record):
 class _Data(_Record):
     """A checked data set: k, the systems (the baseline first), the corpus,
     {name: _Question} in case order, the policy and manifests (or None),
-    the measures it has, its slices ({slice: question names}) and its
-    groups ({name: group}, or None when no case names one)."""
+    the measures it has, its slices ({slice: question names}), its groups
+    ({name: group}, or None when no case names one) and its notes."""
 
     __slots__ = ("k", "systems", "corpus", "questions", "policy",
-                 "manifests", "measures", "slices", "groups")
+                 "manifests", "measures", "slices", "groups", "notes")
 
 
 def _answerable(case):
@@ -724,6 +729,27 @@ def _cut(corpus, named, documents):
     return cut or dict([next(iter(corpus.items()))])
 
 
+def _named_corpus(cases, runs):
+    """Return the corpus of a data set that gives none: each ID that the
+    cases' "relevant", "restricted" and sources and the runs' "retrieved"
+    name, with no text (None). A citation of any other document is then
+    "not in the corpus"."""
+    parts = []
+    for case in cases.values() if type(cases) is dict else ():
+        for key in ("relevant", "restricted", "support", "optional",
+                    "disputed"):
+            value = case.get(key) if type(case) is dict else None
+            parts.append(tuple(value.values()) if type(value) is dict
+                         else value)  # a dict's sources, or IDs
+    for by_system in runs.values() if type(runs) is dict else ():
+        for given in by_system.values() if type(by_system) is dict else ():
+            for run in given if type(given) is tuple else (given,):
+                parts.append(run.get("retrieved") if type(run) is dict
+                             else None)
+    named = _strings(tuple(part for part in parts if type(part) is tuple), 3)
+    return dict.fromkeys(doc_id for doc_id in named if _is_id(doc_id))
+
+
 def _runs_of(runs, name, system):
     """Return a system's runs of a case as a tuple: (), when it did not
     run the case."""
@@ -762,9 +788,10 @@ def _check_questions(corpus, cases, runs, k):
 
 
 def _check_systems(systems):
-    """Check a tuple of 2 to 100 distinct names, the baseline first."""
-    if type(systems) is not tuple or not 2 <= len(systems) <= _MAX_SYSTEMS:
-        raise _invalid("systems", "expected a tuple of 2 to %s names, the "
+    """Check a tuple of 1 to 100 distinct names, the baseline first: one
+    alone is judged by the rules that need no baseline."""
+    if type(systems) is not tuple or not 1 <= len(systems) <= _MAX_SYSTEMS:
+        raise _invalid("systems", "expected a tuple of 1 to %s names, the "
                        "baseline first, got %s", _MAX_SYSTEMS, systems)
     for system in systems:
         _check_name(system, "systems")
@@ -816,7 +843,7 @@ def _data_parts(data):
         if key not in _DATA_KEYS:  # a misspelt "policy" must not pass unseen
             raise _invalid("data", "unknown key %s; the keys are %s", key,
                            _DATA_KEYS)
-    for key in ("systems", "corpus", "cases", "runs"):
+    for key in ("systems", "cases", "runs"):  # a corpus may be left out
         if key not in data:
             raise _invalid("data", "missing the key %s", key)
     parts = dict(dict.fromkeys(_DATA_KEYS), k=2)
@@ -825,6 +852,13 @@ def _data_parts(data):
     _check_systems(parts["systems"])
     if parts["manifests"] is not None:
         _check_manifests(parts["manifests"], parts["systems"])
+    notes = parts["notes"]  # what load_trec() left out, say
+    if notes is not None and not (type(notes) is tuple and len(notes) <= 10
+                                  and all(type(note) is str and len(note) <=
+                                          300 and note.isprintable()
+                                          for note in notes)):
+        raise _invalid("notes", "expected a tuple of at most 10 lines of "
+                       "text, got %s", notes)
     return parts
 
 
@@ -885,6 +919,18 @@ def _slices(questions):
     return parts
 
 
+def _labels_read(questions):
+    """Return the IDs of labels the runs read in all: a question's labels
+    (its documents, claims and sources) are read again by each of its runs
+    (see _trimmed()), so their cost grows as their product."""
+    read = 0
+    for question in questions.values():
+        labels = tuple(question.case.get(key) for key in _CASE_KEYS)
+        runs = sum(map(len, question.runs.values()))  # repeated ones too
+        read += len(_strings(labels, 3)) * runs
+    return read
+
+
 def _measures_of(cases):
     """Return the names of the measures a data set has: each that needs no
     case key, or whose key some case gives."""
@@ -901,19 +947,27 @@ def _checked(data):
     cases and runs, then each case in full. The policy is checked by
     _check_policy(), which reads the rules below."""
     parts = _data_parts(data)
-    corpus, cases, runs = parts["corpus"], parts["cases"], parts["runs"]
+    cases, runs = parts["cases"], parts["runs"]
+    corpus = parts["corpus"]
+    if corpus is None:  # left out: the documents named, without text
+        corpus = _named_corpus(cases, runs)
     _check_questions(corpus, cases, runs, parts["k"])
     _check_runs(cases, runs, parts["systems"])
     questions = {}
     for name, case in cases.items():
         questions[name] = _question(name, case, runs, corpus, parts["k"])
+    read = _labels_read(questions)
+    if read > _MAX_READ:
+        raise _invalid("runs", "expected at most %s label IDs read in all "
+                       "(each run reads every label of its question), got "
+                       "%s", _MAX_READ, read)
     groups = None
     if any(question.group is not None for question in questions.values()):
         groups = {name: question.group
                   for name, question in questions.items()}
     return _Data(parts["k"], parts["systems"], corpus, questions,
                  parts["policy"], parts["manifests"], _measures_of(cases),
-                 _slices(questions), groups)
+                 _slices(questions), groups, parts["notes"])
 
 
 # --- The scored table ------------------------------------------------------
@@ -925,11 +979,16 @@ def _checked(data):
 # ran, in each reading.
 
 def _trimmed(case, named):
-    """Return a checked case whose "optional", "disputed" and "rejected"
-    hold only the claims named: the others cannot change the values of a
-    run that names no other, so each run is checked against its own
-    labels, not every run's."""
-    trimmed = dict(case)
+    """Return a checked case with only what a run that names these claims
+    can reach: the keys a report reads; in "optional", "disputed" and
+    "rejected", the claims named; in "support", the first source of each
+    claim not named. The rest cannot change its values, so each run is
+    checked against its own labels, not every run's."""
+    trimmed = {key: case[key] for key in _ALL_CASE_KEYS if key in case}
+    if case["support"]:
+        trimmed["support"] = {claim_id: sources if claim_id in named
+                              else sources[:1] for claim_id, sources
+                              in case["support"].items()}
     for key in ("optional", "disputed"):
         if key in case:
             trimmed[key] = {claim_id: sources for claim_id, sources in
@@ -1005,7 +1064,8 @@ def _scored_run(data, question, run, explaining):
     name."""
     documents, claim_ids = _said(run)
     readings = {"strict": question.case}
-    if any(key in question.case for key in _JUDGEMENTS):
+    if question.case["support"] or any(key in question.case
+                                       for key in _JUDGEMENTS):
         readings = {"strict": _trimmed(question.case, claim_ids)}
         if readings["strict"].get("disputed"):
             readings["lenient"] = _trimmed(question.loose, claim_ids)
@@ -2467,8 +2527,9 @@ def _summary(data, table, queue, source):
         else _units(list(data.questions), data.groups),
         "decisions": None if decided is None else {
             candidate: decided[candidate] for candidate in systems[1:]},
+        # With one system alone, its own judgement: checked, not accepted.
         "accepted": decided is not None and all(
-            decided[candidate]["accepted"] for candidate in systems[1:]),
+            decided[system]["accepted"] for system in systems[1:] or systems),
     }
 
 
@@ -2492,7 +2553,8 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     if explain or summary:
         queue = _review_queue(data, table)
     return {"source": source, "k": data.k,
-            "systems": list(data.systems), "measures": data.measures,
+            "systems": list(data.systems), "notes": data.notes and list(
+                data.notes) or None, "measures": data.measures,
             "questions": rows,
             "review_queue": queue if explain else None,
             "orphan_labels": _orphan_labels(data) if explain else None,
@@ -2634,3 +2696,196 @@ def _as_tuples(value, depth=0):
         if type(item) in (list, dict):
             value[key] = _as_tuples(item, depth + 1)
     return tuple(value) if type(value) is list else value
+
+
+# --- TREC files ------------------------------------------------------------
+# load_trec() reads a qrels file and run files as trec_eval does, into the
+# data a JSON file gives: a case per topic that the qrels and some run have
+# (its documents of grade 1 or more relevant, each grade the gain), and per
+# run, named by its tag, each topic's top k. Each line is read once, and a
+# topic's top k alone is kept: memory stays that of k lines a topic.
+
+_MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together: about 20 s
+
+
+def _file_name(path):
+    """Return a path as a message shows it: as it is, or as ascii() does."""
+    import os
+    name = os.fsdecode(path)
+    return name if name.isascii() and name.isprintable() else ascii(name)
+
+
+def _trec_fault(path, number, template, *values):
+    """Return the EvaluationError of a line of a TREC file."""
+    return _invalid("%s, line %d" % (_file_name(path), number), template,
+                    *values)
+
+
+def _trec_lines(path):
+    """Yield (line number, fields) of each line of a TREC file, its fields
+    split on any whitespace."""
+    number = 0
+    try:
+        with open(path, encoding="utf-8") as file:
+            for number, line in enumerate(file, start=1):
+                yield number, line.split()
+    except UnicodeDecodeError as error:
+        raise _trec_fault(path, number + 1, "not UTF-8 text: %s",
+                          error.reason) from None
+    except OSError as error:
+        raise EvaluationError("%s: cannot be read: %s" % (
+            _file_name(path), error.strerror or error)) from None
+
+
+def _qrels(path):
+    """Return {topic: {document: grade}} of a qrels file."""
+    judged = {}
+    for number, fields in _trec_lines(path):
+        try:
+            topic, _, doc_id, grade = fields
+            grade = int(grade)
+        except ValueError:  # not 4 fields, or a grade that is not whole
+            raise _trec_fault(path, number, "expected 'topic iteration "
+                              "document grade', the grade whole, got %s",
+                              " ".join(fields)) from None
+        grades = judged.setdefault(topic, {})
+        if doc_id in grades:
+            raise _trec_fault(path, number, "document %s is judged twice "
+                              "for topic %s", doc_id, topic)
+        grades[doc_id] = grade
+    return judged
+
+
+def _top(rows, k):
+    """Return the documents of the k highest (score, document) rows, by
+    score then document, highest first, as trec_eval ranks them."""
+    from heapq import nlargest
+    return tuple(doc_id for score, doc_id in nlargest(k, rows))
+
+
+def _ranked(path, k):
+    """Return (tag, {topic: its top k documents, _top()}) of a run file:
+    one tag, a topic's lines together, no document twice in a topic."""
+    tops, rows, seen, topic, tag = {}, [], set(), None, None
+    for number, fields in _trec_lines(path):
+        if len(fields) < 6:
+            if fields:  # a blank line is skipped, as trec_eval skips it
+                raise _trec_fault(path, number, "expected 'topic Q0 "
+                                  "document rank score tag', got %s",
+                                  " ".join(fields))
+            continue
+        if fields[0] != topic:
+            if fields[0] in tops:
+                raise _trec_fault(path, number, "topic %s again, after "
+                                  "others: its lines must come together",
+                                  fields[0])
+            if topic is not None:
+                tops[topic] = _top(rows, k)
+            topic, rows, seen = fields[0], [], set()
+        if fields[5] != tag:
+            if tag is not None:
+                raise _trec_fault(path, number, "a second tag %s, after %s:"
+                                  " a run file is one system's", fields[5],
+                                  tag)
+            tag = fields[5]
+        if fields[2] in seen:
+            raise _trec_fault(path, number, "document %s is ranked twice "
+                              "for topic %s", fields[2], topic)
+        seen.add(fields[2])
+        try:
+            score = float(fields[4])
+        except ValueError:
+            score = None
+        if score is None or score != score:  # none, or NaN: no rank
+            raise _trec_fault(path, number, "expected a score, got %s",
+                              fields[4])
+        rows.append((score, fields[2]))
+    if topic is None:
+        raise EvaluationError("%s: holds no line" % _file_name(path))
+    tops[topic] = _top(rows, k)
+    return tag, tops
+
+
+def _trec_paths(qrels, runs):
+    """Return the paths of the qrels and of each run, once each is checked
+    to be a regular file, and all of them within the byte cap."""
+    import os
+    import stat
+    if type(runs) not in (list, tuple) or not runs:
+        raise _invalid("runs", "expected a list of paths, got %s", runs)
+    paths, size = [], 0
+    for path in (qrels, *runs):
+        try:
+            paths.append(os.fspath(path))
+        except TypeError:
+            raise _invalid("path", "expected the path of a file, got %s",
+                           path) from None
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError) as error:  # ValueError: a NUL in it
+            raise EvaluationError("%s: cannot be read: %s" % (_file_name(
+                path), getattr(error, "strerror", None) or error)) from None
+        if not stat.S_ISREG(status.st_mode):
+            raise EvaluationError("%s: is not a regular file" % _file_name(
+                path))
+        size += status.st_size
+    if size > _MAX_TREC_BYTES:
+        raise EvaluationError("TREC files: hold %d bytes together, more "
+                              "than %d, the most read" % (size,
+                                                          _MAX_TREC_BYTES))
+    return paths
+
+
+def _left_out(why, topics, what):
+    """Return a note of the topics left out, the first five named."""
+    names = ", ".join(map(_shown, topics[:5])) + ", ..." * (len(topics) > 5)
+    return "%s: %s %s (%s)" % (why, _plural(len(topics), what[0]), what[1],
+                               names)
+
+
+def load_trec(qrels, runs, *, k=10):
+    """Return the data of a TREC qrels file and run files (see README.md),
+    as load_data() returns a JSON file's, for report() to check and score:
+    k, the runs' tags as the systems (the first the baseline), a case per
+    topic the qrels and some run have, each run's top k of it, and notes
+    on the topics left out. A fault raises EvaluationError naming the file
+    and the line."""
+    _check_k(k)
+    paths = _trec_paths(qrels, runs)
+    judged, tops = _qrels(paths[0]), {}
+    for path in paths[1:]:
+        tag, ranked = _ranked(path, k)
+        if tag in tops:
+            raise EvaluationError("%s: tag %s is the tag of another run" % (
+                _file_name(path), _shown(tag)))
+        tops[tag] = ranked
+    return _trec_data(judged, tops, k)
+
+
+def _trec_data(judged, tops, k):
+    """Return the data of qrels read by _qrels() and runs by _ranked()."""
+    runs, unjudged = {}, {}
+    for tag, ranked in tops.items():
+        for topic, retrieved in ranked.items():
+            if topic not in judged:
+                unjudged[topic] = None  # left out, as trec_eval leaves it
+                continue
+            runs.setdefault(topic, {})[tag] = {"retrieved": retrieved,
+                                               "claims": None}
+    cases = {}
+    for topic, grades in judged.items():
+        relevant = {doc_id: grade for doc_id, grade in grades.items()
+                    if grade >= 1}
+        if topic in runs:
+            cases[topic] = {"relevant": tuple(relevant), "support": None,
+                            "grades": relevant}
+    if not cases:
+        raise EvaluationError("no topic of the runs is in the qrels")
+    notes = [_left_out("left out, as trec_eval leaves them", list(
+        unjudged), ("run topic", "the qrels do not have"))] * bool(unjudged)
+    alone = [topic for topic in judged if topic not in runs]
+    notes += [_left_out("not scored, as by trec_eval without -c", alone, (
+        "qrels topic", "no run has"))] * bool(alone)
+    return {"k": k, "systems": tuple(tops), "cases": cases,
+            "runs": {topic: runs[topic] for topic in cases},
+            "notes": tuple(notes)}

@@ -696,7 +696,7 @@ class WorkedChecks(TestCase):
         def field(disputed):  # documents as IDs alone: no corpus is given
             case = dict(CASES["launch"], disputed=disputed)
             return message_of(evaluate.lenient, {"case": case}) or ":"
-        rows = [(({"bonus": ("Launch",)},), "case[\"disputed\"]['bonus']"),
+        rows = [(({"bonus": ("a note",)},), "case[\"disputed\"]['bonus']"),
                 (({"monday": ("launch",)},), "case[\"disputed\"]['monday']"),
                 (({"bonus": ("nowhere",)},), "")]  # an ID: no fault
         self.assertRows(lambda disputed: field(disputed).split(":")[0], rows)
@@ -819,10 +819,10 @@ JUDGED = {"relevant": ("launch",), "support": None, "optional": {"monday": ("lau
           "rejected": ("bonus",)}
 COUNTS = ["relevant", "k", "hits", "first_hit", "generated", "supported",
           "expected", "covered", "disclosed"]
-IDS_100 = tuple("d%d" % i for i in range(100))
-IDS_101 = tuple("d%d" % i for i in range(101))
-CORPUS_100 = {doc_id: "A note." for doc_id in IDS_100}
-ID_32 = "a" * 32
+IDS_CAP = tuple("MARCO_D%d" % i for i in range(10000))  # the most a tuple holds
+IDS_OVER = IDS_CAP + ("MARCO_D10000",)
+CORPUS_CAP = dict.fromkeys(IDS_CAP, None)  # no text given
+ID_200 = "clueweb22-en0000-00-00000#" + "x" * 174
 NAME_RULE = " (names are 1 to 64 printable ASCII characters, no spaces)"
 # Subclasses, which the contract does not accept as a dict, a tuple or a str.
 Dict = type("Dict", (dict,), {})
@@ -1238,8 +1238,8 @@ REJECTED = [
     ("case without support", inputs(case={"relevant": ()}), 'case["support"]', {"relevant": ()}),
     ("support as a list", case_input(support=[]), 'case["support"]', []),
     ("support as a dict subclass", case_input(support=Dict()), 'case["support"]', {}),
-    ("101 claim labels", case_input(support=dict.fromkeys(IDS_101, ("rollback",))),
-     'case["support"]', IDS_101),
+    ("10,001 claim labels", case_input(support=dict.fromkeys(IDS_OVER, ("rollback",))),
+     'case["support"]', IDS_OVER),
     ("sources as a list", case_input(support={"switch": ["rollback"]}),
      "case[\"support\"]['switch']", ["rollback"]),
     ("no sources", case_input(support={"switch": ()}), "case[\"support\"]['switch']", ()),
@@ -1254,8 +1254,8 @@ REJECTED = [
     # case["disputed"] and case["rejected"], when given: labels reviewers did not agree on,
     # and claims they judged unsupported by every document.
     ("disputed as a list", case_input(disputed=[]), 'case["disputed"]', []),
-    ("disputed claim ID with a capital", case_input(disputed={"Steps": ("rollback",)}),
-     'case["disputed"]', "Steps"),
+    ("disputed claim ID with a space", case_input(disputed={"two steps": ("rollback",)}),
+     'case["disputed"]', "two steps"),
     ("disputed sources as a list", case_input(disputed={"steps": ["rollback"]}),
      "case[\"disputed\"]['steps']", ["rollback"]),
     ("no disputed source", case_input(disputed={"steps": ()}), "case[\"disputed\"]['steps']",
@@ -1315,9 +1315,10 @@ REJECTED = [
      'case["restricted"]', "checklist"),
     ("a relevant document restricted, nothing expected",
      case_input(support=None, restricted=("checklist",)), 'case["restricted"]', "checklist"),
-    ("101 restricted documents", inputs(corpus=CORPUS_100, run=NOTHING,
-                                        case=dict(CASES["region"], restricted=IDS_101)),
-     'case["restricted"]', IDS_101),
+    ("10,001 restricted documents", inputs(corpus=dict(CORPUS_CAP, MARCO_D10000=None),
+                                           run=NOTHING, case=dict(CASES["region"],
+                                                                  restricted=IDS_OVER)),
+     'case["restricted"]', IDS_OVER),
     # run: a dict with an ID tuple "retrieved" and a tuple of claims.
     ("run as None", inputs(run=None), "run", None),
     ("run as a dict subclass", inputs(run=Dict(retrieved=(), claims=())), "run",
@@ -1329,11 +1330,12 @@ REJECTED = [
      'run["retrieved"]', "zeta"),
     ("repeated retrieved document", run_input(retrieved=("archive", "rollback", "rollback")),
      'run["retrieved"]', "rollback"),
-    ("101 retrieved IDs", inputs(corpus=CORPUS_100, case=CASES["region"],
-                                 run=run_with(retrieved=IDS_101)), 'run["retrieved"]', IDS_101),
+    ("10,001 retrieved IDs", inputs(corpus=CORPUS_CAP, case=CASES["region"],
+                                    run=run_with(retrieved=IDS_OVER)), 'run["retrieved"]',
+     IDS_OVER),
     ("claims as a list", run_input(claims=[]), 'run["claims"]', []),
-    ("101 claims", run_input(claims=tuple((i, ()) for i in IDS_101)), 'run["claims"]',
-     tuple((i, ()) for i in IDS_101)),
+    ("10,001 claims", run_input(claims=tuple((i, ()) for i in IDS_OVER)), 'run["claims"]',
+     tuple((i, ()) for i in IDS_OVER)),
     ("claim as a bare ID", run_input(claims=("switch",)), 'run["claims"][0]', "switch"),
     ("claim as a triple", run_input(claims=(("switch", ("rollback",), 1),)), 'run["claims"][0]',
      ("switch", ("rollback",), 1)),
@@ -1345,7 +1347,8 @@ REJECTED = [
      'run["claims"][0][1]', "rollback"),
     ("repeated citation", run_input(claims=(("x", ()), ("switch", ("a", "a")))),
      'run["claims"][1][1]', "a"),
-    ("101 citations", run_input(claims=(("switch", IDS_101),)), 'run["claims"][0][1]', IDS_101),
+    ("10,001 citations", run_input(claims=(("switch", IDS_OVER),)), 'run["claims"][0][1]',
+     IDS_OVER),
     # An unhashable item in an ID tuple is an invalid ID.
     ("an unhashable relevant ID", case_input(relevant=(["rollback"],)), 'case["relevant"]',
      ["rollback"]),
@@ -1394,20 +1397,19 @@ REPORT_REJECTED = [
 # (what is at the boundary, evaluate()'s arguments): each must be accepted.
 ACCEPTED = [
     ("k of 100", inputs(k=100)),
-    ("one-character IDs",
-     inputs(corpus={"a": "x"}, case={"relevant": ("a",), "support": {"b": ("a",)}},
-            run={"retrieved": ("a",), "claims": (("c", ("a",)),)})),
-    ("32-character IDs",
-     inputs(corpus={ID_32: "x"}, case={"relevant": (ID_32,), "support": {ID_32: (ID_32,)}},
-            run={"retrieved": (ID_32,), "claims": ((ID_32, (ID_32,)),)})),
-    ("IDs with digits and hyphens",
-     inputs(corpus={"a-1": "x", "z9-": "y"},
-            case={"relevant": ("a-1",), "support": {"c-2": ("a-1",)}},
-            run={"retrieved": ("z9-", "a-1"), "claims": (("c-2", ("a-1",)),)})),
-    ("100 documents, all retrieved and relevant, 100 claims of 100 citations",
-     inputs(corpus=CORPUS_100,
-            case={"relevant": IDS_100, "support": {i: IDS_100 for i in IDS_100}},
-            run={"retrieved": IDS_100, "claims": tuple((i, IDS_100) for i in IDS_100)})),
+    ("200-character IDs",
+     inputs(corpus={ID_200: "x"}, case={"relevant": (ID_200,), "support": {ID_200: (ID_200,)}},
+            run={"retrieved": (ID_200,), "claims": ((ID_200, (ID_200,)),)})),
+    ("IDs as real logs give them: capitals, digits first, '_', '.', ':', 1 character, é",
+     inputs(corpus={"FBIS3-10082": "x", "7067032": "y", "KILT_105219": None},
+            case={"relevant": ("7067032",), "support": {"C1.2:a": ("7067032",)}},
+            run={"retrieved": ("KILT_105219", "7067032"),
+                 "claims": (("C1.2:a", ("7067032",)), ("\u00e9", ("FBIS3-10082",)))})),
+    ("10,000 documents, all retrieved and relevant, 10,000 claims, one of 10,000 citations",
+     inputs(corpus=CORPUS_CAP,
+            case={"relevant": IDS_CAP, "support": {i: (i,) for i in IDS_CAP}},
+            run={"retrieved": IDS_CAP, "claims": ((IDS_CAP[0], IDS_CAP),) + tuple(
+                (i, (i,)) for i in IDS_CAP[1:])})),
     ("other keys in case and run", inputs(case=case_with(question="?", notes=[1]),
                                           run=run_with(model="m1", answer="Roll back."))),
     ("text padded with whitespace", inputs(corpus=dict(CORPUS, archive="\n old \n"))),
@@ -1422,20 +1424,20 @@ ACCEPTED = [
     ("a disputed source of an unexpected claim that is not relevant",
      case_input(disputed={"extra": ("archive",)})),
     ("grades of 1 and 100", case_input(grades={"rollback": 1, "checklist": 100})),
-    ("101 documents: a corpus has no cap", inputs(corpus=dict(CORPUS, **dict.fromkeys(
-        IDS_101, "A note.")))),
+    ("10,001 documents: a corpus has no cap", inputs(corpus=dict(CORPUS, **dict.fromkeys(
+        IDS_OVER, "A note.")))),
     ("a group", case_input(group="chat-7")),
     ("a group of 64 characters", case_input(group="g" * 64)),
     ("twenty tags", case_input(tags=tuple("t%d" % index for index in range(20)))),
     ("free keys three letters from every known key",
      inputs(case=case_with(supp=1, query="?", restarted=1), run=run_with(model="m1"))),
     ("a key beyond ASCII a letter from a known one", case_input(**{"gr\u00e4des": 1})),
-    ("100 restricted documents", inputs(corpus=CORPUS_100, run=NOTHING,
-                                        case=dict(CASES["region"], restricted=IDS_100))),
+    ("10,000 restricted documents", inputs(corpus=CORPUS_CAP, run=NOTHING,
+                                           case=dict(CASES["region"], restricted=IDS_CAP))),
 ]
 
-BAD_IDS = ["", "a" * 33, "Rollback", "rollback\n", "roll_back", "roll back", "1st", "-first",
-           "caf\u00e9", "\u212aelvin", "Xmas", "taXi", Str("rollback"), None, 7]
+BAD_IDS = ["", ID_200 + "x", "rollback\n", "roll back", "roll\tback", "\u00a0rollback",
+           "roll\u2028back", "\x7f", Str("rollback"), None, 7]
 
 
 class InputRules(TestCase):
@@ -1470,10 +1472,10 @@ class InputRules(TestCase):
             LAUNCH_A)), ((extra,), keys + shown(extra)), (({1: 2},), "counts: expected keys that "
                                                            "are str, got 1")]
         rows += [((dict(LAUNCH_A, **{key: value}),), 'counts["%s"]: expected an int from %d to '
-                  "100, got %s" % (key, key == "k", shown(value)))
+                  "%d, got %s" % (key, key == "k", 100 if key == "k" else 10000, shown(value)))
                  for key, value in (("k", 0), ("k", None), ("hits", -1), ("disclosed", None),
                                     ("supported", True), ("generated", 1.0), ("relevant", "1"),
-                                    ("expected", 101))]
+                                    ("expected", 10001), ("k", 101))]
         rows.append(((dict(LAUNCH_A, hits=None),), 'counts["hits"]: expected None exactly when '
                      'counts["relevant"] is None, got None'))
         self.assertRows(lambda counts: message_of(evaluate.scores, {"counts": counts}), rows)
@@ -1569,10 +1571,11 @@ class InputRules(TestCase):
             return "scored" if list(result) == METRICS else "keys out of order"
         outcomes = collections.Counter(outcome(place, value)
                                        for place in range(len(places)) for value in odd)
-        # Twelve are valid: the texts "a" and "A", relevant and support of None (nobody
-        # labelled them), nothing restricted, an empty retrieval, claims of None (no answer)
-        # and none, a claim "a" (twice), no citations, and a citation outside the corpus.
-        self.assertEqual(outcomes, {"rejected": 268, "scored": 12})
+        # Fourteen are valid: the texts "a", "A" and None (none given), relevant and support
+        # of None (nobody labelled them), nothing restricted, an empty retrieval, claims of
+        # None (no answer) and none, a claim "a" (twice) and "A", no citations, and a
+        # citation outside the corpus.
+        self.assertEqual(outcomes, {"rejected": 266, "scored": 14})
 
 # --- An independent arithmetic sweep ----------------------------------------------
 
@@ -1715,6 +1718,7 @@ class ManyQuestions(TestCase):
             ({"runs": dict(fixture["runs"], owner={"A": owner_a, "B": bad_b})},
              "case 'owner', system 'B': ", 'run["claims"][0][1]', "owners"),
             ({"k": 0}, "", "k", 0),
+            ({"corpus": dict(CORPUS, **{"old notes": "Old."})}, "", "corpus", "old notes"),
             ({"corpus": dict(CORPUS, archive=" ")}, "", "corpus['archive']", " "),
             ({"corpus": ["launch"]}, "", "corpus", ["launch"]),
             ({"cases": cases_with("owner", support={"aurora": ("launch",)})}, "case 'owner': ",
@@ -3039,13 +3043,18 @@ class Demo(TestCase):
 
     def test_help_prints_usage_and_an_option_not_understood_is_one_line_and_status_2(self):
         lab = "--exercise goes with --lab FOLDER, and --lab with no other option"
+        trec = "--qrels FILE goes with --run FILE, and --k and --policy with them"
         wrong = {("--sumary",): "'--sumary' is not an option",
                  ("--summary", "--summary"): "'--summary' is given twice",
                  ("--summary", "extra"): "'extra' is not an option",
                  ("summary",): "'summary' is not an option", ("--data",): "'--data' needs a path",
                  ("--data", "a.json", "--data", "b.json"): "'--data' is given twice",
                  ("--gate", "--gate"): "'--gate' is given twice", ("--exercise",): lab,
-                 ("--lab", "x", "--summary"): lab, ("--lab", "x", "--data", "a"): lab}
+                 ("--lab", "x", "--summary"): lab, ("--lab", "x", "--data", "a"): lab,
+                 ("--qrels", "q"): trec, ("--k", "5"): trec, ("--run", "r", "--run", "s"): trec,
+                 ("--qrels", "q", "--run", "r", "--run", "s", "--data", "a"):
+                     "--data and --qrels exclude each other",
+                 ("--qrels", "q", "--run", "r", "--k", "x"): "--k needs a whole number, not 'x'"}
         said = "demo.py: %s; python demo.py --help lists the options\n"
         rows = [(("-h",), (0, USAGE, "")), (("--help",), (0, USAGE, "")),
                 (("--lab", "x", "--help"), (0, USAGE, ""))]
@@ -3078,7 +3087,7 @@ class Demo(TestCase):
 
 
 # The keys of the JSON report, in order: the README's schema.
-REPORT_KEYS = "source k systems measures questions review_queue orphan_labels summary".split()
+REPORT_KEYS = "source k systems notes measures questions review_queue orphan_labels summary".split()
 QUESTION_KEYS, POLICY_KEYS = ["case", "answerable", "systems"], ["source", "rules",
                                                                  "baseline_alone"]
 ROW_KEYS = ["scores", "counts", "repeats", "runs", "lenient", "explain"]
@@ -3157,7 +3166,7 @@ class JsonReport(TestCase):
 FIXTURE_AS_JSON = {"k": 2, "systems": ["A", "B"], "corpus": CORPUS,
                    "cases": demo.fixture_data()["cases"],
                    "runs": RUNS, "policy": POLICY}
-DATA_KEYS = "('k', 'systems', 'corpus', 'cases', 'runs', 'policy', 'manifests')"
+DATA_KEYS = "('k', 'systems', 'corpus', 'cases', 'runs', 'policy', 'manifests', 'notes')"
 
 
 def data_with(**changes):
@@ -3247,7 +3256,7 @@ class DataFile(DataFileCase):
 
     def test_each_fault_in_a_file_is_one_line_naming_the_file_and_the_place(self):
         invalid, long, utf8 = "is not valid JSON: ", "1" * 101, "is not UTF-8 text: invalid "
-        note = "data: unknown key 'note'; the keys are " + DATA_KEYS  # read, then refused
+        note = "data: unknown key 'extra'; the keys are " + DATA_KEYS  # read, then refused
         digits = invalid + "an integer of more than 100 digits, "
         deep, repeated = "is nested more than 64 deep", "data: repeated key '%s' in one object"
         rollback, repeats = "case 'rollback', system 'B': ", "expected 1 to 100 repeated runs, got "
@@ -3255,7 +3264,7 @@ class DataFile(DataFileCase):
         of_a_and_b = "manifests: expected an object with the keys ('A', 'B'), got "
 
         def nested(depth):  # limited the same way on every CPython: 64 deep, with the object
-            return '{"k": 2, "note": %s}' % ("[" * depth + '"x"' + "]" * depth)
+            return '{"k": 2, "extra": %s}' % ("[" * depth + '"x"' + "]" * depth)
 
         def manifests(field, a, b):
             return ("manifests: \"%s\" must be the same for every system, got %s for 'A' and %s "
@@ -3267,7 +3276,7 @@ class DataFile(DataFileCase):
                                                     "column 14)"),
             (b'{"k": 2,\n "question": "\xff"}', utf8 + "start byte at byte 23"),  # from byte 0
             (b'{"a": "\xc3"}', utf8 + "continuation byte at byte 7"),
-            ('{"note": ' + "9" * 100 + "}", note),  # 100 digits are read; 101 are not
+            ('{"extra": ' + "9" * 100 + "}", note),  # 100 digits are read; 101 are not
             ('{"k": 2, "y": %s,\n "x": -%s}' % ("9" * 100, long),
              digits + "-1111111111111111111..."),
             ('{"x": "%s", "y": 0.%s,\n "z": %s}' % (long, long, long),  # in a string: no integer
@@ -3284,8 +3293,8 @@ class DataFile(DataFileCase):
             (data_with(polcy=POLICY), "data[\"polcy\"]: unknown key; did you mean 'policy'?"),
             ({key: value for key, value in FIXTURE_AS_JSON.items() if key != "runs"},
              "data: missing the key 'runs'"),
-            (data_with(systems=["A"]), "systems: expected a tuple of 2 to 100 names, the "
-                                       "baseline first, got ('A',)"),
+            (data_with(systems=[]), "systems: expected a tuple of 1 to 100 names, the "
+                                    "baseline first, got ()"),
             (data_with(systems=["A", "B", "B"]), "systems: repeated name 'B'"),
             (data_with(cases=dict(CASES, **{"my q": CASES["region"]}), runs=dict(
                 RUNS, **{"my q": RUNS["region"]})), "cases: invalid name 'my q'" + NAME_RULE),
@@ -3308,8 +3317,6 @@ class DataFile(DataFileCase):
              (rollback[:-2] + ", run 2: ", 'run["retrieved"]', "zeta")),
             (data_with(cases=cases_with("owner", restricted=["owners"])),
              ("case 'owner': ", 'case["restricted"]', "owners")),
-            (data_with(corpus=dict(CORPUS, **{"6669150": "A passage."})),
-             ("", "corpus", "6669150")),
         ] + [(data_with(manifests={"A": {field: "v1", "model": "m"}, "B": {field: "v2"}}),
               manifests(field, "'v1'", "'v2'"))
              for field in ("corpus", "questions", "permissions", "rubric")] + [
@@ -3405,6 +3412,15 @@ def grouped_coverage(rising, falling):
 class RealLogs(DataFileCase):
     """Data as real logs come: no relevance labels, runs missing, nothing paired, thousands of
     changes, worse candidates, groups and repeated runs."""
+
+    def test_a_file_may_leave_out_its_corpus_which_then_holds_the_documents_named(self):
+        data = {"systems": ["A"], "cases": {"q1": {"relevant": ["MARCO_D1"], "support": {
+            "c": ["MARCO_D1"]}, "optional": {"d": ["7067032"]}}}, "runs": {"q1": {"A": {
+                "retrieved": ["MARCO_D1"], "claims": [["c", ["MARCO_D1"]], ["d", ["KILT_9"]]]}}}}
+        row = evaluate.report(evaluate.load_data(self.write(data)), explain=True)[
+            "questions"][0]["systems"]["A"]
+        self.assertEqual((row["scores"]["support"], row["explain"]["claims"]), (
+            0.5, (("c", None), ("d", "not in the corpus"))))
 
     def test_answers_judged_without_relevance_labels_have_no_retrieval_values(self):
         case = dict(JUDGED, relevant=None)
@@ -3554,6 +3570,109 @@ class RealLogs(DataFileCase):
                       "runs can favour either side)", str(detail))
 
 
+# --- TREC files: demo.py --qrels FILE --run FILE ------------------------------------------
+
+# Written for the tests: IDs as real logs carry them; three documents tie at 3.5 (ranked
+# doc.v2:3, FBIS3-10082, 7067032, by ID highest first), as the rank column does not say; a
+# grade 0, a grade -1 (unjudged), a topic all of grade 0 (T2), a blank line, a run topic the
+# qrels lack (T9) and a qrels topic no run has (T3).
+QRELS = ("T1 0 MARCO_D1599536 2\nT1 0 7067032 1\nT1 0 FBIS3-10082 0\nT1 0 doc.v2:3 -1\n"
+         "T1 0 KILT_105219 1\nT2 0 a 0\nT2 0 b 0\nT3 0 x 1\n")
+RUN_FILE = ("T1 Q0 FBIS3-10082 5 3.5 bm25\nT1 Q0 doc.v2:3 4 3.5 bm25\nT1 Q0 7067032 3 3.5 "
+            "bm25\n\nT1 Q0 MARCO_D1599536 2 1.0 bm25\nT1 Q0 KILT_105219 1 2 bm25\nT2 Q0 a 1 1 "
+            "bm25\nT9 Q0 z 1 1 bm25\n")
+
+
+class TrecFiles(TestCase):
+    """TREC qrels and runs are read as trec_eval reads them, with no converter."""
+
+    def files(self, **texts):
+        """Write each text to a file of its name in a new folder; return [paths]."""
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        for name, text in texts.items():
+            with open(os.path.join(folder.name, name), "w", encoding="utf-8") as file:
+                file.write(text)
+        return [os.path.join(folder.name, name) for name in texts]
+
+    def data(self, k=3, qrels=QRELS, run=RUN_FILE):
+        qrels, run = self.files(qrels=qrels, run=run)
+        return evaluate.load_trec(qrels, [run], k=k)
+
+    def test_ties_in_score_are_ranked_by_document_id_highest_first_whatever_the_rank_column(self):
+        self.assertEqual(self.data(k=5)["runs"]["T1"]["bm25"]["retrieved"], (
+            "doc.v2:3", "FBIS3-10082", "7067032", "KILT_105219", "MARCO_D1599536"))
+
+    def test_p_r_rr_and_ndcg_equal_trec_eval_question_by_question(self):
+        # trec_eval 9.0.4 -q: P_k, recall_k, recip_rank (-Mk), ndcg_cut_k, printed to 4 places
+        rows = [((3,), (0.3333, 0.3333, 0.3333, 0.1597)), ((5,), (0.6, 1.0, 0.3333, 0.5444))]
+        self.assertRows(lambda k: tuple(round(evaluate.report(self.data(k))["questions"][0][
+            "systems"]["bm25"]["scores"][name], 4) for name in ("precision", "recall", "rr",
+                                                                 "ndcg")), rows)
+
+    def test_grade_0_is_not_relevant_a_negative_grade_unjudged_and_a_topic_of_0s_has_no_value(self):
+        data = self.data()
+        self.assertEqual((data["cases"]["T1"]["grades"], data["cases"]["T2"]["relevant"]), (
+            {"MARCO_D1599536": 2, "7067032": 1, "KILT_105219": 1}, ()))
+        self.assertEqual(set(evaluate.report(data)["questions"][1]["systems"]["bm25"][
+            "scores"].values()), {None})  # where trec_eval gives 0
+
+    def test_a_run_topic_the_qrels_lack_is_counted_and_left_out_in_one_line(self):
+        qrels, run = self.files(qrels=QRELS, run=RUN_FILE)
+        status, out, err = demo_output("--qrels", qrels, "--run", run)
+        self.assertEqual(out.split("\n")[:2], [
+            "note: left out, as trec_eval leaves them: 1 run topic the qrels do not have ('T9')",
+            "note: not scored, as by trec_eval without -c: 1 qrels topic no run has ('T3')"])
+        self.assertEqual(list(self.data()["runs"]), ["T1", "T2"])
+
+    def test_one_run_alone_is_scored_and_judged_by_the_rules_that_need_no_baseline(self):
+        qrels, run, policy = self.files(qrels=QRELS, run=RUN_FILE,
+                                        policy='{"must_abstain": []}')
+        status, out, err = demo_output("--qrels", qrels, "--run", run, "--policy", policy,
+                                       "--gate", "--k", "5")
+        self.assertEqual((status, out.count("\n"), err), (
+            3, 5, "baseline bm25 checked alone: none, as no rule of the policy could "
+            "be checked\n"))
+        alone = dict(four_questions(), systems=("A",), runs=split_runs(
+            **dict.fromkeys(FOUR, "A")))
+        self.assertEqual(demo.gated(evaluate.report(alone, summary=True)), (3, [
+            "baseline A checked alone: some rule does not hold, first: disclosure owner "
+            "(1 restricted document in the top k or cited), and 4 more broken"]))
+
+    def test_each_fault_of_a_trec_file_is_one_line_naming_the_file_and_the_line(self):
+        grade = "expected 'topic iteration document grade', the grade whole, got "
+        rows = [  # (qrels, runs, the fault; each file named as its test names it)
+            ("T1 0 d\n", [RUN_FILE], "qrels, line 1: " + grade + "'T1 0 d'"),
+            ("T1 0 d 1.5\n", [RUN_FILE], "qrels, line 1: " + grade + "'T1 0 d 1.5'"),
+            ("T1 0 d 1\nT1 0 d 0\n", [RUN_FILE], "qrels, line 2: document 'd' is judged twice "
+                                                 "for topic 'T1'"),
+            (QRELS, ["T1 Q0 d 1 2.0\n"], "run0, line 1: expected 'topic Q0 document rank "
+                                         "score tag', got 'T1 Q0 d 1 2.0'"),
+            (QRELS, ["T1 Q0 d 1 nan t\n"], "run0, line 1: expected a score, got 'nan'"),
+            (QRELS, ["T1 Q0 d 1 2,5 t\n"], "run0, line 1: expected a score, got '2,5'"),
+            (QRELS, [RUN_FILE + "T9 Q0 y 2 1 t\n"], "run0, line 9: a second tag 't', after "
+                                                    "'bm25': a run file is one system's"),
+            (QRELS, [RUN_FILE + "T9 Q0 z 2 1 bm25\n"], "run0, line 9: document 'z' is ranked "
+                                                       "twice for topic 'T9'"),
+            (QRELS, [RUN_FILE + "T1 Q0 y 2 1 bm25\n"], "run0, line 9: topic 'T1' again, after "
+                                                       "others: its lines must come together"),
+            (QRELS, [RUN_FILE, RUN_FILE], "run1: tag 'bm25' is the tag of another run"),
+            (QRELS, [""], "run0: holds no line"),
+            ("T7 0 d 1\n", [RUN_FILE], "no topic of the runs is in the qrels")]
+
+        def fault(qrels, runs):
+            paths = self.files(qrels=qrels, **{"run%d" % index: run
+                                                for index, run in enumerate(runs)})
+            message = message_of(evaluate.load_trec, {"qrels": paths[0], "runs": paths[1:]})
+            return message.replace(os.path.dirname(paths[0]) + os.sep, "")
+        self.assertRows(fault, [(row[:2], row[2]) for row in rows])
+        qrels, run = self.files(qrels=QRELS, run=RUN_FILE)
+        os.truncate(run, 150 * 10 ** 6)  # a sparse file: refused unread
+        self.assertEqual(message_of(evaluate.load_trec, {"qrels": qrels, "runs": [run]}), (
+            "TREC files: hold %d bytes together, more than 150000000, the most read"
+            % (150 * 10 ** 6 + len(QRELS))))
+
+
 class Trickle(io.RawIOBase):
     """A raw output whose writes take what take(tries, data) gives: a count of bytes, or an
     OSError to raise."""
@@ -3602,8 +3721,15 @@ class FileLimits(DataFileCase):
                         "file (a directory, a FIFO, a socket or a device)\n" % path) for path in (
                             self.path, os.devnull, os.path.dirname(self.path))])
 
-    def test_at_most_100_systems_and_150000_runs_and_100_tags_are_read(self):
+    def test_at_most_100_systems_150000_runs_3000000_labels_read_and_100_tags_are_read(self):
         systems = tuple("s%d" % index for index in range(101))
+        policy = {"critical": ("nope",)}  # checked after the caps, before any run is scored
+
+        def read(*runs):  # 10,000 relevant documents, read by each run
+            return {"systems": tuple("ABCD"[:len(runs)]), "corpus": CORPUS_CAP, "cases": {"q": {
+                "relevant": IDS_CAP, "support": None}}, "runs": {"q": {
+                    system: (NOTHING,) * count for system, count in zip("ABCD", runs)}},
+                "policy": policy}
         unknown = "case 'q0': case[\"relevant\"]: unknown document 'zeta'"  # within the caps
         over = many_runs([100] * 750 + [1])  # 150,002 runs of two systems; then 150,001:
         over["runs"]["q0"] = dict(over["runs"]["q0"], B=over["runs"]["q0"]["B"][1:])
@@ -3611,8 +3737,11 @@ class FileLimits(DataFileCase):
         tagged["cases"] = {name: dict(case, tags=(name,)) for name, case in
                            tagged["cases"].items()}
         rows = [((many_runs([1], systems[:100]),), unknown),
-                ((many_runs([1], systems),), "systems: expected a tuple of 2 to 100 names, the "
+                ((many_runs([1], systems),), "systems: expected a tuple of 1 to 100 names, the "
                  "baseline first, got " + shown(systems)),
+                ((read(100, 100, 100),), "policy[\"critical\"]: no question named 'nope'"),
+                ((read(100, 100, 100, 1),), "runs: expected at most 3000000 label IDs read in "
+                 "all (each run reads every label of its question), got 3010000"),
                 ((many_runs([100] * 750),), unknown),  # 150,000 runs of two systems
                 ((dict(many_runs([1] * 1500, systems[:100]), runs={  # 150,000 single runs
                     name: dict.fromkeys(systems[:100], NOTHING)

@@ -1077,8 +1077,9 @@ def _scored_run(data, question, run, explaining):
         scored[reading] = _values_of(labels, run, counts, data), counts
     counts = scored["strict"][1]
     # The summary counts each unsupported claim and each disclosure.
-    if explaining or counts["supported"] != counts["generated"] \
-            or counts["disclosed"]:
+    flawed = counts["supported"] != counts["generated"] \
+        or counts["disclosed"]
+    if explaining == "every" or explaining and flawed:
         return scored, explain(cut, case, run, k=data.k)
     return scored, None
 
@@ -1112,7 +1113,9 @@ def _runs_scored(data, question, system, explaining):
 
 def _table(data, explaining):
     """Return the _Table of checked data: each question each system ran,
-    scored run by run."""
+    scored run by run, with explain() of "every" run, of each "flawed" one
+    (an unsupported claim or a disclosure: the summary counts them), or of
+    none (None)."""
     disputed = any(question.case.get("disputed")
                    for question in data.questions.values())
     table = _Table({system: {} for system in data.systems},
@@ -2553,7 +2556,8 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     data = _checked(data)
     if data.policy is not None:  # a fault of the data, whatever is asked
         _check_policy(data)
-    table = _table(data, explain)
+    table = _table(data, "every" if explain else "flawed" if summary
+                   else None)
     rows = [_row(question, table, data.systems, explain)
             for question in data.questions.values()]
     queue = None

@@ -14,7 +14,7 @@ __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
 
 _MAX_IDS = 10000  # IDs in one tuple, claims in one run
 _MAX_K = 100
-_ID_RULE = "IDs are 1 to 200 printable characters, no whitespace"
+_ID_RULE = "IDs are strings of 1 to 200 printable characters, no whitespace"
 
 # A control character as a message shows it: one line, on any terminal.
 _ESCAPES = {code: "\\x%02x" % code for code in list(range(32)) + [127]}
@@ -501,7 +501,7 @@ def explain(corpus, case, run, *, k=2):
 
 
 __all__ += ["MEASURES", "ndcg", "paired_test", "p_text", "report",
-            "load_data"]
+            "load_data", "load_trec"]
 
 # Below END, each layer uses what is above it, and of the contract only its
 # public functions: a scorer written in other words runs the whole report.
@@ -747,7 +747,10 @@ def _named_corpus(cases, runs):
                 parts.append(run.get("retrieved") if type(run) is dict
                              else None)
     named = _strings(tuple(part for part in parts if type(part) is tuple), 3)
-    return dict.fromkeys(doc_id for doc_id in named if _is_id(doc_id))
+    documents = dict.fromkeys(doc_id for doc_id in named if _is_id(doc_id))
+    # None valid: a document nobody names, so a fault names its ID, not the
+    # corpus that was left out.
+    return documents or {"none-named": None}
 
 
 def _runs_of(runs, name, system):
@@ -2863,18 +2866,37 @@ def load_trec(qrels, runs, *, k=10):
     and the line."""
     _check_k(k)
     paths = _trec_paths(qrels, runs)
-    judged, tops = _qrels(paths[0]), {}
+    judged, tops, notes = _qrels(paths[0]), {}, []
     for path in paths[1:]:
         tag, ranked = _ranked(path, k)
-        if tag in tops:
-            raise EvaluationError("%s: tag %s is the tag of another run" % (
-                _file_name(path), _shown(tag)))
-        tops[tag] = ranked
-    return _trec_data(judged, tops, k)
+        name = _run_name(tag, path, tops)
+        if name != tag:
+            notes.append("run %s named by its file: its tag %s is %s" % (
+                _file_name(path), _shown(tag), "another run's" if tag in
+                tops else "no name (" + _NAME_RULE + ")"))
+        tops[name] = ranked
+    return _trec_data(judged, tops, k, notes)
 
 
-def _trec_data(judged, tops, k):
-    """Return the data of qrels read by _qrels() and runs by _ranked()."""
+def _run_name(tag, path, taken):
+    """Return the name of a run: its tag, or where that is taken or no
+    name (_check_name()), the file's own name."""
+    import os
+    for name in (tag, os.path.basename(path)):
+        try:
+            _check_name(name, "run")
+        except EvaluationError:
+            continue
+        if name not in taken:
+            return name
+    raise EvaluationError("%s: its tag %s and its file's name are taken or "
+                          "no names (%s)" % (_file_name(path), _shown(tag),
+                                             _NAME_RULE))
+
+
+def _trec_data(judged, tops, k, notes):
+    """Return the data of qrels read by _qrels() and runs by _ranked(),
+    with notes on how runs were named."""
     runs, unjudged = {}, {}
     for tag, ranked in tops.items():
         for topic, retrieved in ranked.items():
@@ -2892,7 +2914,7 @@ def _trec_data(judged, tops, k):
                             "grades": relevant}
     if not cases:
         raise EvaluationError("no topic of the runs is in the qrels")
-    notes = [_left_out("left out, as trec_eval leaves them", list(
+    notes += [_left_out("left out, as trec_eval leaves them", list(
         unjudged), ("run topic", "the qrels do not have"))] * bool(unjudged)
     alone = [topic for topic in judged if topic not in runs]
     notes += [_left_out("not scored, as by trec_eval without -c", alone, (

@@ -3639,6 +3639,14 @@ class TrecFiles(TestCase):
             "baseline A checked alone: some rule does not hold, first: disclosure owner "
             "(1 restricted document in the top k or cited), and 4 more broken"]))
 
+    def test_a_run_whose_tag_is_taken_or_no_name_is_named_by_its_file(self):
+        long_tag = RUN_FILE.replace("bm25", "t" * 65)
+        qrels, *runs = self.files(qrels=QRELS, run0=RUN_FILE, run1=RUN_FILE, run2=long_tag)
+        data = evaluate.load_trec(qrels, runs)
+        self.assertEqual(data["systems"], ("bm25", "run1", "run2"))
+        self.assertEqual([note.split(": its tag")[1][:30] for note in data["notes"][:2]],
+                         [" 'bm25' is another run's", " '" + "t" * 28])
+
     def test_each_fault_of_a_trec_file_is_one_line_naming_the_file_and_the_line(self):
         grade = "expected 'topic iteration document grade', the grade whole, got "
         rows = [  # (qrels, runs, the fault; each file named as its test names it)
@@ -3656,7 +3664,6 @@ class TrecFiles(TestCase):
                                                        "twice for topic 'T9'"),
             (QRELS, [RUN_FILE + "T1 Q0 y 2 1 bm25\n"], "run0, line 9: topic 'T1' again, after "
                                                        "others: its lines must come together"),
-            (QRELS, [RUN_FILE, RUN_FILE], "run1: tag 'bm25' is the tag of another run"),
             (QRELS, [""], "run0: holds no line"),
             ("T7 0 d 1\n", [RUN_FILE], "no topic of the runs is in the qrels")]
 

@@ -629,7 +629,7 @@ def _averaged(measures):
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
               "manifests", "notes")
 _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
-_MAX_ROWS = 150000  # runs in all: 75,000 questions of two systems
+_MAX_ROWS = 25000  # runs in all: 12,500 questions of two systems
 _MAX_READ = 3 * 10 ** 6  # label IDs the runs read in all: _labels_read()
 _MAX_TAGS_IN_ALL = 100  # each a slice of the summary
 _SLICES = ("answerable", "unanswerable")

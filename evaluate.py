@@ -868,7 +868,7 @@ def _data_parts(data):
 def _check_runs(cases, runs, systems):
     """Check that every case is a dict that some listed system ran, that
     every system named in runs is listed, and that there are at most
-    150,000 runs in all (each repeated run counted) and 100 tags."""
+    25,000 runs in all (each repeated run counted) and 100 tags."""
     listed, rows, tags = set(systems), 0, set()
     for name, case in cases.items():
         if type(case) is not dict:

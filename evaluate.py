@@ -629,8 +629,8 @@ def _averaged(measures):
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
               "manifests", "notes")
 _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
-_MAX_ROWS = 25000  # runs in all: 12,500 questions of two systems
-_MAX_READ = 3 * 10 ** 6  # label IDs the runs read in all: _labels_read()
+_MAX_ROWS = 15000  # runs in all: 7,500 questions of two systems
+_MAX_READ = 15 * 10 ** 5  # label IDs the runs read in all: _labels_read()
 _MAX_TAGS_IN_ALL = 100  # each a slice of the summary
 _SLICES = ("answerable", "unanswerable")
 # What a run manifest must hold the same for every system: runs on another
@@ -868,7 +868,7 @@ def _data_parts(data):
 def _check_runs(cases, runs, systems):
     """Check that every case is a dict that some listed system ran, that
     every system named in runs is listed, and that there are at most
-    25,000 runs in all (each repeated run counted) and 100 tags."""
+    15,000 runs in all (each repeated run counted) and 100 tags."""
     listed, rows, tags = set(systems), 0, set()
     for name, case in cases.items():
         if type(case) is not dict:

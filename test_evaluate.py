@@ -3728,7 +3728,7 @@ class FileLimits(DataFileCase):
                         "file (a directory, a FIFO, a socket or a device)\n" % path) for path in (
                             self.path, os.devnull, os.path.dirname(self.path))])
 
-    def test_at_most_100_systems_25000_runs_3000000_labels_read_and_100_tags_are_read(self):
+    def test_at_most_100_systems_15000_runs_1500000_labels_read_and_100_tags_are_read(self):
         systems = tuple("s%d" % index for index in range(101))
         policy = {"critical": ("nope",)}  # checked after the caps, before any run is scored
 
@@ -3738,7 +3738,7 @@ class FileLimits(DataFileCase):
                     system: (NOTHING,) * count for system, count in zip("ABCD", runs)}},
                 "policy": policy}
         unknown = "case 'q0': case[\"relevant\"]: unknown document 'zeta'"  # within the caps
-        over = many_runs([100] * 125 + [1])  # 25,002 runs of two systems; then 25,001:
+        over = many_runs([100] * 75 + [1])  # 15,002 runs of two systems; then 15,001:
         over["runs"]["q0"] = dict(over["runs"]["q0"], B=over["runs"]["q0"]["B"][1:])
         tagged = many_runs([1] * 101)
         tagged["cases"] = {name: dict(case, tags=(name,)) for name, case in
@@ -3746,15 +3746,15 @@ class FileLimits(DataFileCase):
         rows = [((many_runs([1], systems[:100]),), unknown),
                 ((many_runs([1], systems),), "systems: expected a tuple of 1 to 100 names, the "
                  "baseline first, got " + shown(systems)),
-                ((read(100, 100, 100),), "policy[\"critical\"]: no question named 'nope'"),
-                ((read(100, 100, 100, 1),), "runs: expected at most 3000000 label IDs read in "
-                 "all (each run reads every label of its question), got 3010000"),
-                ((many_runs([100] * 125),), unknown),  # 25,000 runs of two systems
-                ((dict(many_runs([1] * 250, systems[:100]), runs={  # 25,000 single runs
+                ((read(100, 50),), "policy[\"critical\"]: no question named 'nope'"),
+                ((read(100, 50, 1),), "runs: expected at most 1500000 label IDs read in "
+                 "all (each run reads every label of its question), got 1510000"),
+                ((many_runs([100] * 75),), unknown),  # 15,000 runs of two systems
+                ((dict(many_runs([1] * 150, systems[:100]), runs={  # 15,000 single runs
                     name: dict.fromkeys(systems[:100], NOTHING)
-                    for name in numbered("q", 250)}),), unknown),
-                ((over,), "runs: expected at most 25000 runs in all (each repeated run counts), "
-                          "got 25001"),
+                    for name in numbered("q", 150)}),), unknown),
+                ((over,), "runs: expected at most 15000 runs in all (each repeated run counts), "
+                          "got 15001"),
                 ((tagged,), "cases: expected at most 100 tags in all, got 101"),
                 ((dict(tagged, cases=dict(list(tagged["cases"].items())[:100]), runs=dict(
                     list(tagged["runs"].items())[:100])),), unknown)]

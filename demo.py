@@ -5,12 +5,11 @@
 A row says "not run" where the fixture holds no run of that system.
 """
 import sys
-
-if __name__ == "__main__":  # Ctrl-C, or a reader that stops: no traceback
+if __name__ == "__main__":  # Ctrl-C: no traceback, even while it is being set
+    sys.excepthook = lambda *error: KeyboardInterrupt in error or \
+        sys.__excepthook__(*error)
     import signal
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(getattr(signal, "SIGPIPE", signal.SIGINT), signal.SIG_DFL)
-
 from evaluate import evaluate  # noqa: E402 (after Ctrl-C is set)
 from fixtures import CASES, CORPUS, RUNS  # noqa: E402
 
@@ -559,7 +558,8 @@ def printed(given):
     if "--summary" not in given:
         result["summary"] = None  # made for the gate alone
     written = write(rendered(result, given) + "\n")
-    write("".join(line + "\n" for line in why), "stderr")
+    if not written:  # else its one line alone: the report is not there
+        write("".join(line + "\n" for line in why), "stderr")
     return written or status
 
 
@@ -569,9 +569,12 @@ def write(text, stream="stdout"):
     try:
         if output is None:  # started with it closed
             raise OSError("it is closed")
+        binary = getattr(output, "buffer", None)  # where each write's count is known
         for start in range(0, len(text), 2 ** 20):  # no copy of all of it
             chunk = text[start:start + 2 ** 20].encode("ascii", "backslashreplace")
-            output.write(chunk.decode())
+            while binary and chunk:  # a pipe takes part of it as its reader goes
+                chunk = chunk[binary.write(chunk):]  # the rest: an error then
+            output.write(chunk.decode())  # (all of it to a stream of text alone)
         output.flush()
     except OSError as error:  # closed, full or stopped: at most one line
         try:  # onto the null device: what is left in its buffer says nothing at exit
@@ -600,7 +603,8 @@ def main():
     print("\\n".join(table_lines(fixture_rows())))
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # a reader that stops early: no traceback
+    signal.signal(getattr(signal, "SIGPIPE", signal.SIGINT), signal.SIG_DFL)
     sys.exit(main())
 """
 LAB_CUTS = {  # file: the line that ends the lab's part, or None for all of it

@@ -27,15 +27,40 @@ class EvaluationError(ValueError):
     """An input breaks the contract: the message names field and value."""
 
 
+_BRACKETS = {list: "[]", tuple: "()", dict: "{}", set: "{}",
+             frozenset: ("frozenset({", "})")}
+
+
+def _start(value, within=()):
+    """Return ascii(value), control characters escaped, or its start past
+    80 characters: a container is read no further (within: those it is in)."""
+    kind = type(value)
+    if kind is int and value.bit_length() > 10000:
+        return "<int of %d bits>" % value.bit_length()  # too long to print
+    if kind in (str, bytes) and len(value) > 80:  # quoted as all of it is
+        quotes = ("'", '"') if kind is str else (b"'", b'"')
+        value = value[:80] + kind().join(q for q in quotes if q in value)
+    if kind not in _BRACKETS or not value:
+        return ascii(value).translate(_ESCAPES)  # as a __repr__ may hold
+    (start, end), within = _BRACKETS[kind], within + (id(value),)
+    if id(value) in within[:-1]:  # inside itself
+        return start[-1] + "..." + end[0]
+    text = start
+    for item in value.items() if kind is dict else value:
+        if kind is dict:
+            text, item = text + _start(item[0], within) + ": ", item[1]
+        text += _start(item, within) + ", "
+        if len(text) > 82:  # 81 characters, and a comma: enough to cut
+            return text
+    return text[:-2] + "," * (kind is tuple and len(value) == 1) + end
+
+
 def _shown(value):
     """Return ascii(value) on one line, cut to 80 characters by '...'."""
-    if type(value) is int and value.bit_length() > 10000:
-        return "<int of %d bits>" % value.bit_length()  # too long to print
     try:
-        text = ascii(value)
+        text = _start(value)
     except Exception:  # a broken __repr__ must not escape as another error
         return "<%s with a broken repr>" % type(value).__name__
-    text = text.translate(_ESCAPES)  # as a __repr__ of its own may hold
     return text if len(text) <= 80 else text[:77] + "..."
 
 

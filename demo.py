@@ -54,11 +54,13 @@ def fixture_rows(k=2):
 # Below, the full module's options: report, compare, decide, read data files.
 
 import os  # noqa: E402
-from evaluate import MEASURES, EvaluationError, load_data, p_text, report  # noqa: E402
+from evaluate import MEASURES, EvaluationError, load_data, load_trec, p_text, report  # noqa: E402
 from fixtures import POLICY, TAGS  # noqa: E402
 
 USAGE = """\
 usage: python demo.py [--summary] [--explain] [--json] [--gate] [--data FILE.json]
+       python demo.py --qrels FILE --run FILE [--run FILE ...] [--k K]
+                      [--policy FILE.json] [any option of the first line]
        python demo.py --lab FOLDER [--exercise]
 
   (no option)        the per-question table of the fixture
@@ -68,6 +70,9 @@ usage: python demo.py [--summary] [--explain] [--json] [--gate] [--data FILE.jso
   --gate             exit with status 3 unless every candidate is accepted,
                      saying why on standard error, a line per candidate
   --data FILE.json   any of these for your own data (see the README)
+  --qrels FILE       or for TREC files: the qrels, and each --run FILE (the
+  --run FILE         first the baseline) at the cutoff --k K (10 unless given),
+                     with the policy of --policy FILE.json if any
   --lab FOLDER       write a course lab into a new or empty folder; with
                      --exercise, the rules of one question left to write
 
@@ -75,10 +80,12 @@ Exit status: 0 printed; 1 a fault in the data or the folder; 2 an option
 not understood; 3 see --gate; 74 output not written; 130 interrupted; 141
 the reader stopped first.
 """
-OPTIONS = {  # option: whether a path follows it
+OPTIONS = {  # option: whether a path (or K) follows it
     "--summary": False, "--explain": False, "--json": False, "--gate": False,
     "--data": True, "--lab": True, "--exercise": False, "--help": False,
-    "-h": False}
+    "-h": False, "--qrels": True, "--run": True, "--k": True, "--policy": True}
+REPEATED = ("--run",)  # given once or more, in order: a tuple of paths
+TREC = ("--run", "--k", "--policy")  # each needs --qrels, which needs --run
 NOT_ACCEPTED = 3  # with --gate: some candidate is not accepted
 WIDTH = 160  # the widest line of the summary
 LISTED = 20  # the most changed questions listed for all candidates together
@@ -172,7 +179,7 @@ def summary_lines(result):
     lines += ["", "acceptance policy, from %s" % policy["source"],
               "(python demo.py --explain shows why each unsupported claim is "
               "unsupported)"]
-    lines += decision_lines("%s alone" % systems[0], policy["baseline_alone"])
+    lines += decision_lines(systems[0], policy["baseline_alone"], alone=True)
     for compared in comparisons:
         title = "%s against %s" % (compared["candidate"], systems[0])
         lines += decision_lines(title, compared["decision"])
@@ -196,19 +203,22 @@ def head_lines(result):
             lines.append(title + "no question has a value of %s from both: nothing "
                          "compared" % metric)
     groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
-    candidates = "candidate" + "s" * (len(systems) > 2)
+    candidates = "candidate" + "s" * (len(systems) > 2) + " " + ", ".join(systems[1:])
+    if len(systems) == 1:  # judged alone, by the rules that need no baseline
+        candidates = "alone: nothing compared"
+        lines += gated(result)[1] if summary["policy"] else []
     answerable = len(summary["slices"]["answerable"])
     lines.append("summary of %s: %d questions%s (%d answerable), k = %d, "
-                 "baseline %s, %s %s" % (
+                 "baseline %s, %s" % (
                      result["source"], len(result["questions"]), groups, answerable,
-                     result["k"], systems[0], candidates, ", ".join(systems[1:])))
+                     result["k"], systems[0], candidates))
     for system, missing in summary["not_run"].items():
         more = missing["count"] - len(missing["cases"])  # past the cases named
         if missing["count"]:
             lines.append("not run by %s: %s (%s%s)" % (
                 system, plural(missing["count"], "question"),
                 ", ".join(missing["cases"]), ", and %d more" % more if more else ""))
-    if len(lines) > len(summary["comparisons"]) + 1:  # some question not run
+    if any(missing["count"] for missing in summary["not_run"].values()):
         lines.append("so each mean is over the questions its system ran, and each "
                      "change and paired test over those both ran")
     return lines
@@ -219,15 +229,18 @@ def plural(count, noun):
     return "%d %s%s" % (count, noun, "" if count == 1 else "s")
 
 
-def verdict(decided):
-    """Return a decision in a few words, with its first broken finding."""
+def verdict(decided, alone=False):
+    """Return a decision in a few words, with its first broken finding: the
+    gravest. A baseline checked alone holds its rules, or does not."""
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
     if decided["accepted"]:
-        return "accepted" + caveats(decided)
+        return "every rule holds" if alone else "accepted" + caveats(decided)
     broken = decided["findings"]
     rule, subject, detail, readings = broken[0]
-    text = "not accepted, first: %s %s (%s)" % (rule, subject, detail)
+    text = "%s, first: %s %s (%s)" % (
+        "some rule does not hold" if alone else "not accepted", rule,
+        subject, detail)
     if readings != "both" and decided["lenient"] is not None:
         text += " [%s reading]" % readings
     if len(broken) > 1:
@@ -334,6 +347,8 @@ def slice_lines(part, names, means, label, comparisons, reading=""):
         if sum(totals.values()):
             counted = "/".join(map(str, totals.values()))
         counts.append("%s %s" % (compared["candidate"], counted))
+    if not counts:
+        return lines  # a system alone: no verdict
     return lines + ["verdicts %s | %s" % ("/".join(comparisons[0]["totals"]),
                                           " | ".join(counts))]
 
@@ -352,7 +367,7 @@ def paired_lines(comparisons, groups, label):
         name = compared["candidate"] + " | " if len(shared) > 1 else ""
         for metric, test in compared["paired_tests"].items():
             if test["questions"]:
-                lines.append(name + label[metric] + " | " + test_text(test))
+                lines.append(name + label[metric] + " | " + test_text(test, unit))
             else:
                 unpaired.setdefault(label[metric], []).append(name[:-3])
     alike = {}  # the measures unpaired for the same candidates
@@ -364,7 +379,7 @@ def paired_lines(comparisons, groups, label):
         lines.append("%s%s | no question has a value from both: nothing "
                      "compared" % (", ".join(metrics), against))
     floor = shared[0]["floor"]
-    if not floor["reached"]:  # too few questions to tell anything apart
+    if not floor["below_level"]:  # too few questions to tell anything apart
         units = "%d %ss" % (floor["units"], unit)
         lines.append("with %s, this sign-flip test's p is at least %s even if all of "
                      "them moved: it cannot reach p < %g" % (
@@ -372,7 +387,7 @@ def paired_lines(comparisons, groups, label):
     return lines
 
 
-def test_text(test):
+def test_text(test, unit):
     """Return one paired test in words."""
     total = test["questions"] + test["left_out"]
     mean = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
@@ -380,15 +395,12 @@ def test_text(test):
         mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
             test["mean"], test["groups"], test["question_mean"],
             test["questions"], total)
-    sampled = test["method"] == "sampled"
-    how = "exact"
-    if sampled:
-        how = "sampled, %d draws, standard error %.4f" % (
-            test["samples"], test["standard_error"])
-    text = "%s | wins %d, ties %d, losses %d | p %s %s (%s), at least %s " \
-        "with %d moved" % (mean, test["wins"], test["ties"], test["losses"],
-                           "<" if test["bound"] else "=", p_text(test["p"], test["method"]),
-                           how, p_text(test["min_p"]), test["wins"] + test["losses"])
+    moved = test["wins"] + test["losses"]
+    text = "%s | wins %d, ties %d, losses %d | %s | the smallest p %s can give: " \
+        "%s" % (mean, test["wins"], test["ties"], test["losses"], test["p_shown"],
+                plural(moved, "moved " + unit), p_text(test["min_p"]))
+    if test["one_sided"]:
+        text += " | %d with a value on one side only" % test["one_sided"]
     if test["unmatched_runs"]:
         text += " | more runs on one side on %d of the questions (match " \
             "them)" % test["unmatched_runs"]
@@ -419,24 +431,24 @@ def review_lines(summary):
                                              summary["judged_without_expected"])]
 
 
-def decision_lines(title, decided):
+def decision_lines(title, decided, alone=False):
     """Return the findings broken, held and not checked, then the decision."""
     strict, loose = decided["strict"], decided["lenient"]
-    lines = []
+    lines, line_title = [], "baseline " + title if alone else title
     for rule, subject, detail, readings in decided["findings"]:
         marked = "" if loose is None else " [both readings]" \
             if readings == "both" else " [%s reading only]" % readings
         lines.append("%s | broken %s %s (%s)%s" % (
-            title, rule, subject, detail, marked))
+            line_title, rule, subject, detail, marked))
     held = [finding[0] for finding in strict["held"]]  # per rule, in order
     if held:
-        lines.append("%s | held: %s" % (title, ", ".join(
+        lines.append("%s | held: %s" % (line_title, ", ".join(
             "%d %s" % (held.count(rule), rule) for rule in dict.fromkeys(held))))
     for finding in strict["held"]:
         if finding[0] == "significance":
-            lines.append("%s | held %s %s (%s)" % ((title,) + finding))
+            lines.append("%s | held %s %s (%s)" % ((line_title,) + finding))
     for rule, why in strict["unchecked"]:
-        lines.append("%s | not checked: %s (%s)" % (title, rule, why))
+        lines.append("%s | not checked: %s (%s)" % (line_title, rule, why))
     counts = "; ".join("%s%d broken, %d held" % (
         "" if loose is None else reading + ": ", len(judged["broken"]),
         len(judged["held"]))
@@ -447,10 +459,13 @@ def decision_lines(title, decided):
             "first: " + disputes(decided["depends_on"], 160)
     rules = dict.fromkeys(finding[0]
                           for finding in strict["broken"] + strict["held"])
-    if " alone" in title and rules:  # say which rules judged a system alone
-        title += ", by the rules that need no baseline (%s)" % ", ".join(rules)
+    said = verdict(decided, alone).split(", first")[0]
+    if alone:  # the baseline is checked, not accepted as a candidate
+        return lines + ["baseline %s checked alone (%s), plan %r: %s (%s)%s" % (
+            title, ", ".join(rules) or "no rule", decided["plan"], said, counts,
+            ending)]
     return lines + ["decision for %s, plan %r: %s (%s)%s" % (
-        title, decided["plan"], verdict(decided).split(", first")[0], counts, ending)]
+        title, decided["plan"], said, counts, ending)]
 
 
 def disputes(labels, width=100):
@@ -464,12 +479,12 @@ def rendered(result, options):
     if "--json" in options:
         import json  # only this option writes JSON
         return json.dumps(result, default=float, allow_nan=False)
-    lines = []
+    lines = ["note: " + note for note in result["notes"] or ()]  # what TREC files left out
     if "--explain" in options or "--summary" not in options:
         labels = [MEASURES[name]["label"] for name in result["measures"]]
         rows = [(where, scores and scores.values())
                 for where, scores in each_run(result, "scores")]
-        lines = table_lines(rows, result["k"], labels)
+        lines += table_lines(rows, result["k"], labels)
     if "--explain" in options:
         lines += explain_lines(result)
     if "--summary" in options:
@@ -486,9 +501,15 @@ def rendered(result, options):
 
 
 def gated(result):
-    """Return NOT_ACCEPTED unless every candidate is accepted, and a line on each."""
+    """Return NOT_ACCEPTED unless every candidate is accepted (a system
+    alone: unless it breaks no rule), and a line on each."""
     systems, decisions = result["systems"], result["summary"]["decisions"]
+    policy = result["summary"]["policy"]
     lines = []
+    if len(systems) == 1:  # checked by the rules that need no baseline
+        lines.append("baseline %s checked alone: %s" % (systems[0], verdict(
+            policy["baseline_alone"], alone=True) if policy
+            else "not checked, as the data has no policy"))
     for candidate in systems[1:]:
         why = verdict(decisions[candidate]) if decisions else \
             "not accepted, as the data has no policy"
@@ -504,13 +525,20 @@ def parsed(arguments):
         word = rest.pop(0)
         if word not in OPTIONS:
             return None, "%s is not an option" % ascii(word)
-        if word in given:
+        if word in given and word not in REPEATED:
             return None, "%s is given twice" % ascii(word)
-        given[word] = True
-        if OPTIONS[word]:  # a path follows, never an option
-            if not rest or rest[0].startswith("-"):
-                return None, "%s needs a path" % ascii(word)
-            given[word] = rest.pop(0)
+        if OPTIONS[word] and (not rest or rest[0].startswith("-")):
+            return None, "%s needs a path" % ascii(word)  # never an option
+        value = rest.pop(0) if OPTIONS[word] else True
+        given[word] = given.get(word, ()) + (value,) if word in REPEATED else value
+    if "--data" in given and "--qrels" in given:
+        return None, "--data and --qrels exclude each other"
+    if ("--qrels" in given) != ("--run" in given) or "--qrels" not in given \
+            and set(TREC) & set(given):
+        return None, "--qrels FILE goes with --run FILE, and --k and --policy with them"
+    k = given.get("--k", "10")
+    if not (k.isascii() and k.isdigit()):
+        return None, "--k needs a whole number, not %s" % ascii(k)
     return given, None
 
 
@@ -543,11 +571,15 @@ def printed(given):
     # collector would only scan them, again and again, as they come.
     gc.disable()
     path = given.get("--data")
-    source = "fixtures.py" if path is None else path if (
-        path.isascii() and path.isprintable()) else ascii(path)
+    source = "fixtures.py" if path is None else shown_path(path)
+    if "--qrels" in given:
+        source = "%s with %s" % (shown_path(given["--qrels"]), ", ".join(
+            map(shown_path, given["--run"])))
     gate = "--gate" in given
     try:
         data = fixture_data() if path is None else load_data(path)
+        if "--qrels" in given:
+            data = trec_data(given)
         result = report(data, summary="--summary" in given or gate,
                         explain="--explain" in given, source=source)
     except EvaluationError as error:  # a fault in the data: one line
@@ -561,6 +593,22 @@ def printed(given):
     if not written:  # else its one line alone: the report is not there
         write("".join(line + "\n" for line in why), "stderr")
     return written or status
+
+
+def shown_path(path):
+    """Return a path as it is, or as ascii() shows it if it is not printable ASCII."""
+    return path if path.isascii() and path.isprintable() else ascii(path)
+
+
+def trec_data(given):
+    """Return the data of the TREC files given, with the policy file's if any."""
+    data = load_trec(given["--qrels"], given["--run"], k=int(given.get("--k", 10)))
+    if "--policy" in given:
+        try:
+            data["policy"] = load_data(given["--policy"])
+        except EvaluationError as error:  # named as its file
+            raise EvaluationError("%s: %s" % (shown_path(given["--policy"]), error))
+    return data
 
 
 def write(text, stream="stdout"):

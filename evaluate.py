@@ -12,11 +12,9 @@ validate(): you need not read it.
 __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
            "lenient", "explain"]
 
-_MAX_IDS = 100  # IDs in one tuple, claims in one run
+_MAX_IDS = 10000  # IDs in one tuple, claims in one run
 _MAX_K = 100
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-_ID_CHARACTERS = _LETTERS + "0123456789-"
-_ID_RULE = "IDs are 1 to 32 characters: a-z first, then a-z, 0-9 or '-'"
+_ID_RULE = "IDs are 1 to 200 printable characters, no whitespace"
 
 # A control character as a message shows it: one line, on any terminal.
 _ESCAPES = {code: "\\x%02x" % code for code in list(range(32)) + [127]}
@@ -117,13 +115,12 @@ def _check_keys(mapping, field, known=()):
 
 def _is_id(value):
     """True for an exact str (no subclass) that is an ID (_ID_RULE)."""
-    return (type(value) is str and 0 < len(value) <= 32
-            and value[0] in _LETTERS
-            and not value.strip(_ID_CHARACTERS))  # no other character
+    return (type(value) is str and 0 < len(value) <= 200
+            and value.isprintable() and " " not in value)  # no whitespace
 
 
 def _check_ids(value, field, fields=None, corpus=None):
-    """Check "ids": a tuple of at most 100 distinct IDs, maybe empty;
+    """Check "ids": a tuple of at most 10,000 distinct IDs, maybe empty;
     given a corpus, each the ID of one of its documents."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
@@ -138,9 +135,9 @@ def _check_ids(value, field, fields=None, corpus=None):
         if corpus is not None:
             raise _invalid(field, "unknown document %s", item)
     if len(value) > 1 and len(set(value)) < len(value):
+        seen = set()  # the first ID an earlier one equals, in one pass
         raise _invalid(field, "repeated ID %s", next(
-            item for index, item in enumerate(value)
-            if item in value[:index]))
+            item for item in value if item in seen or seen.add(item)))
 
 
 def _check_claim_ids(value, field, fields, corpus):
@@ -154,7 +151,7 @@ def _check_sources(value, field, fields, corpus):
         raise _invalid(field, "expected a dict, got %s", value)
     _check_ids(tuple(value), field)
     for claim_id, sources in value.items():
-        where = "%s['%s']" % (field, claim_id)  # a valid ID by now: short
+        where = "%s[%s]" % (field, ascii(claim_id))  # an ID by now: short
         _check_ids(sources, where, fields, corpus)
         if not sources:
             raise _invalid(where, "expected at least one source, got %s",
@@ -162,8 +159,8 @@ def _check_sources(value, field, fields, corpus):
 
 
 def _check_claims(value, field, fields, corpus):
-    """Check "claims": a tuple of at most 100 (claim ID, citations) pairs,
-    IDs distinct; citations are ids, outside the corpus too."""
+    """Check "claims": a tuple of at most 10,000 (claim ID, citations)
+    pairs, IDs distinct; citations are ids, outside the corpus too."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
@@ -227,51 +224,56 @@ def _check_case_rules(fields):
                        'case["relevant"] %s, got %s', relevant, support)
     support, optional = support or {}, fields.get("optional", {})
     disputed = fields.get("disputed", {})
+    wanted = set(relevant or ())  # sets: each check grows with the labels
     for key, labels in (("support", support), ("disputed", disputed)):
         for claim_id, sources in labels.items():
             # An expected claim's sources, agreed or disputed, are relevant.
             outside = [source for source in sources if claim_id in support
-                       and relevant is not None and source not in relevant]
+                       and relevant is not None and source not in wanted]
             if outside:
-                raise _invalid("case[\"%s\"]['%s']" % (key, claim_id),
+                raise _invalid('case["%s"][%s]' % (key, _shown(claim_id)),
                                'source %s is not in case["relevant"]',
                                outside[0])
     for claim_id, sources in disputed.items():
-        agreed = support.get(claim_id, ()) + optional.get(claim_id, ())
+        agreed = {*support.get(claim_id, ()), *optional.get(claim_id, ())}
         for source in sources:  # agreed or disputed, never both
             if source in agreed:
-                raise _invalid("case[\"disputed\"]['%s']" % claim_id,
+                raise _invalid('case["disputed"][%s]' % _shown(claim_id),
                                'source %s is also in case["support"] or '
                                'case["optional"]', source)
     for claim_id in optional:
         if claim_id in support:
             raise _invalid('case["optional"]',
                            'claim %s is also in case["support"]', claim_id)
+    labelled = {*support, *optional, *disputed}
     for claim_id in fields.get("rejected", ()):
         # Judged unsupported by every document: it can have no source.
-        if claim_id in (*support, *optional, *disputed):
+        if claim_id in labelled:
             raise _invalid('case["rejected"]', 'claim %s has sources in '
                            'case["support"], case["optional"] or '
                            'case["disputed"]', claim_id)
     for doc_id in fields.get("restricted", ()):
-        if doc_id in (relevant or ()):  # what the asker may not see cannot
-            raise _invalid('case["restricted"]',  # be their evidence
+        if doc_id in wanted:  # what the asker may not see cannot be
+            raise _invalid('case["restricted"]',  # their evidence
                            'document %s is in case["relevant"]', doc_id)
 
 
 def _check_corpus(corpus):
-    """Check that corpus maps one ID or more to texts, none of them blank."""
+    """Check that corpus maps one ID or more to None or a non-blank text."""
     if type(corpus) is not dict or not corpus:
         raise _invalid("corpus", "expected a dict of documents, got %s",
                        corpus)
+    # Every ID at once, as _is_id() checks one: each run has its corpus.
+    joined = "".join(corpus) if {*map(type, corpus)} == {str} else "\n"
+    if not (joined.isprintable() and " " not in joined
+            and 0 < min(map(len, corpus)) <= max(map(len, corpus)) <= 200):
+        raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")", next(
+            doc_id for doc_id in corpus if not _is_id(doc_id)))
     for doc_id, text in corpus.items():
-        if not _is_id(doc_id):
-            raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")",
-                           doc_id)
         # Text is checked for shape only: nothing here reads what it says.
-        if type(text) is not str or not text.strip():
-            raise _invalid("corpus[%s]" % _shown(doc_id), "expected text "
-                           "with a non-whitespace character, got %s", text)
+        if text is not None and (type(text) is not str or not text.strip()):
+            raise _invalid("corpus[%s]" % _shown(doc_id), "expected a "
+                           "text that is not blank, or None, got %s", text)
 
 
 _COUNTS = ("relevant", "k", "hits", "first_hit", "generated", "supported",
@@ -279,7 +281,7 @@ _COUNTS = ("relevant", "k", "hits", "first_hit", "generated", "supported",
 
 
 def _check_counts(counts):
-    """Check counts as tally() gives them: ints from 0 (k 1) to 100, None."""
+    """Check counts as tally() gives them: ints within the caps, or None."""
     if type(counts) is dict:
         _check_keys(counts, "counts")  # exact str keys, before comparing
     if type(counts) is not dict or set(counts) != set(_COUNTS):
@@ -287,10 +289,11 @@ def _check_counts(counts):
                        "gives, got %s", counts)
     for key in _COUNTS:
         value, least = counts[key], int(key == "k")
-        counted = type(value) is int and least <= value <= _MAX_IDS
+        most = _MAX_K if key == "k" else _MAX_IDS
+        counted = type(value) is int and least <= value <= most
         if not counted and (value is not None or key in ("k", "disclosed")):
             raise _invalid('counts["%s"]' % key, "expected an int from %s "
-                           "to 100, got %s", least, value)
+                           "to %s, got %s", least, most, value)
     if (counts["relevant"] is None) != (counts["hits"] is None):
         raise _invalid('counts["hits"]', 'expected None exactly when '
                        'counts["relevant"] is None, got %s', counts["hits"])
@@ -392,6 +395,7 @@ def _reasons(corpus, case, retrieved, claims, k):
         return None
     # An optional claim counts as supported, though it covers nothing.
     labels = {**(case["support"] or {}), **case.get("optional", {})}
+    labels = {claim_id: set(sources) for claim_id, sources in labels.items()}
     # The top k was the answer stage's context: all it could back a claim.
     visible = set(retrieved[:k])
     return [(claim_id, _unsupported_because(claim_id, citations, labels,
@@ -462,8 +466,8 @@ def tally(corpus, case, run, *, k=2):
     counts = _retrieval_counts(relevant, retrieved, k)
     reasons = None if claims is None else _reasons(
         corpus, case, retrieved, claims, k)
-    supported = None if reasons is None else [
-        claim_id for claim_id, reason in reasons if reason is None]
+    supported = None if reasons is None else {
+        claim_id for claim_id, reason in reasons if reason is None}
     uncovered = None if supported is None or support is None \
         else _uncovered(support, supported)
     restricted = case.get("restricted", ())
@@ -507,12 +511,12 @@ def explain(corpus, case, run, *, k=2):
                                           claims or (), k)
     if reasons is None:
         return {"claims": None, "uncovered": None, "disclosed": disclosed}
-    supported = [claim for claim, reason in reasons if reason is None]
+    supported = {claim for claim, reason in reasons if reason is None}
     uncovered = None if support is None else _uncovered(support, supported)
     if "disputed" in case or "rejected" in case:  # what reviewers recorded
         loose = reasons if "disputed" not in case else _reasons(
             corpus, lenient(case), retrieved, claims, k)
-        reasons = _reviewed(reasons, loose, case.get("rejected", ()))
+        reasons = _reviewed(reasons, loose, set(case.get("rejected", ())))
     return {"claims": tuple(reasons), "uncovered": uncovered,
             "disclosed": disclosed}
 
@@ -521,8 +525,8 @@ def explain(corpus, case, run, *, k=2):
 # ==========================================================================
 
 
-__all__ += ["MEASURES", "ndcg", "tally_system", "explain_system",
-            "paired_test", "p_text", "report", "load_data"]
+__all__ += ["MEASURES", "ndcg", "paired_test", "p_text", "report",
+            "load_data"]
 
 # Below END, each layer uses what is above it, and of the contract only its
 # public functions: a scorer written in other words runs the whole report.
@@ -648,9 +652,10 @@ def _averaged(measures):
 # is left to the contract's tally(), which checks it as it scores it.
 
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
-              "manifests")
+              "manifests", "notes")
 _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
 _MAX_ROWS = 150000  # runs in all: 75,000 questions of two systems
+_MAX_READ = 3 * 10 ** 6  # label IDs the runs read in all: _labels_read()
 _MAX_TAGS_IN_ALL = 100  # each a slice of the summary
 _SLICES = ("answerable", "unanswerable")
 # What a run manifest must hold the same for every system: runs on another
@@ -674,19 +679,22 @@ class _Record:
 class _Question(_Record):
     """A checked case: its name, the case, its runs as {system: a tuple of
     one run or of repeated ones}, whether each was given as a tuple,
-    whether it is answerable, and its group (None: a group of its own)."""
+    whether it is answerable, its group (None: a group of its own), the
+    documents of the corpus it names (see _named()), and its lenient
+    reading where it disputes a label (else None)."""
 
-    __slots__ = ("name", "case", "runs", "repeated", "answerable", "group")
+    __slots__ = ("name", "case", "runs", "repeated", "answerable", "group",
+                 "documents", "loose")
 
 
 class _Data(_Record):
     """A checked data set: k, the systems (the baseline first), the corpus,
     {name: _Question} in case order, the policy and manifests (or None),
-    the measures it has, its slices ({slice: question names}) and its
-    groups ({name: group}, or None when no case names one)."""
+    the measures it has, its slices ({slice: question names}), its groups
+    ({name: group}, or None when no case names one) and its notes."""
 
     __slots__ = ("k", "systems", "corpus", "questions", "policy",
-                 "manifests", "measures", "slices", "groups")
+                 "manifests", "measures", "slices", "groups", "notes")
 
 
 def _answerable(case):
@@ -708,16 +716,63 @@ def _strings(value, depth):
     return found
 
 
-def _cut(corpus, case, run):
-    """Return the documents of a checked corpus that a case and a run name
-    (one at least): the contract checks the run against them in time that
-    grows with the run and its labels, not with the corpus."""
+def _named(corpus, case):
+    """Return the documents of a checked corpus that a case names, as {ID:
+    text}."""
     named = {}
-    for part in (case, run):
-        for doc_id in _strings(part, 4) if type(part) is dict else ():
-            if doc_id in corpus:
-                named[doc_id] = corpus[doc_id]
-    return named or dict([next(iter(corpus.items()))])
+    for doc_id in _strings(case, 4) if type(case) is dict else ():
+        if doc_id in corpus:
+            named[doc_id] = corpus[doc_id]
+    return named
+
+
+def _said(run):
+    """Return (the strs of a run of any shape where documents go: retrieved
+    or cited, the set of its claim IDs)."""
+    documents, claim_ids = [], set()
+    retrieved = run.get("retrieved") if type(run) is dict else None
+    claims = run.get("claims") if type(run) is dict else None
+    if type(retrieved) is tuple:
+        documents += retrieved
+    for pair in claims if type(claims) is tuple else ():
+        if type(pair) is tuple and len(pair) == 2 and type(pair[1]) is tuple:
+            documents += pair[1]
+        if type(pair) is tuple and pair and type(pair[0]) is str:
+            claim_ids.add(pair[0])
+    return [doc_id for doc_id in documents if type(doc_id) is str], claim_ids
+
+
+def _cut(corpus, named, documents):
+    """Return the documents named (a case's, see _named()) and those of
+    the corpus among documents, one at least: the contract checks a run
+    against them in time that grows with the run and its labels, not with
+    the corpus."""
+    cut = dict(named)
+    for doc_id in documents:
+        if doc_id in corpus:
+            cut[doc_id] = corpus[doc_id]
+    return cut or dict([next(iter(corpus.items()))])
+
+
+def _named_corpus(cases, runs):
+    """Return the corpus of a data set that gives none: each ID that the
+    cases' "relevant", "restricted" and sources and the runs' "retrieved"
+    name, with no text (None). A citation of any other document is then
+    "not in the corpus"."""
+    parts = []
+    for case in cases.values() if type(cases) is dict else ():
+        for key in ("relevant", "restricted", "support", "optional",
+                    "disputed"):
+            value = case.get(key) if type(case) is dict else None
+            parts.append(tuple(value.values()) if type(value) is dict
+                         else value)  # a dict's sources, or IDs
+    for by_system in runs.values() if type(runs) is dict else ():
+        for given in by_system.values() if type(by_system) is dict else ():
+            for run in given if type(given) is tuple else (given,):
+                parts.append(run.get("retrieved") if type(run) is dict
+                             else None)
+    named = _strings(tuple(part for part in parts if type(part) is tuple), 3)
+    return dict.fromkeys(doc_id for doc_id in named if _is_id(doc_id))
 
 
 def _runs_of(runs, name, system):
@@ -758,9 +813,10 @@ def _check_questions(corpus, cases, runs, k):
 
 
 def _check_systems(systems):
-    """Check a tuple of 2 to 100 distinct names, the baseline first."""
-    if type(systems) is not tuple or not 2 <= len(systems) <= _MAX_SYSTEMS:
-        raise _invalid("systems", "expected a tuple of 2 to %s names, the "
+    """Check a tuple of 1 to 100 distinct names, the baseline first: one
+    alone is judged by the rules that need no baseline."""
+    if type(systems) is not tuple or not 1 <= len(systems) <= _MAX_SYSTEMS:
+        raise _invalid("systems", "expected a tuple of 1 to %s names, the "
                        "baseline first, got %s", _MAX_SYSTEMS, systems)
     for system in systems:
         _check_name(system, "systems")
@@ -812,7 +868,7 @@ def _data_parts(data):
         if key not in _DATA_KEYS:  # a misspelt "policy" must not pass unseen
             raise _invalid("data", "unknown key %s; the keys are %s", key,
                            _DATA_KEYS)
-    for key in ("systems", "corpus", "cases", "runs"):
+    for key in ("systems", "cases", "runs"):  # a corpus may be left out
         if key not in data:
             raise _invalid("data", "missing the key %s", key)
     parts = dict(dict.fromkeys(_DATA_KEYS), k=2)
@@ -821,6 +877,13 @@ def _data_parts(data):
     _check_systems(parts["systems"])
     if parts["manifests"] is not None:
         _check_manifests(parts["manifests"], parts["systems"])
+    notes = parts["notes"]  # what load_trec() left out, say
+    if notes is not None and not (type(notes) is tuple and len(notes) <= 10
+                                  and all(type(note) is str and len(note) <=
+                                          300 and note.isprintable()
+                                          for note in notes)):
+        raise _invalid("notes", "expected a tuple of at most 10 lines of "
+                       "text, got %s", notes)
     return parts
 
 
@@ -854,16 +917,18 @@ def _check_runs(cases, runs, systems):
 def _question(name, case, runs, corpus, k):
     """Return the _Question of a case whose shape is checked: its labels
     checked in full, once, by validate() (each run then sees its own)."""
+    documents = _named(corpus, case)
     try:
-        validate(_cut(corpus, case, None), case, _NO_RUN, k)
+        validate(_cut(corpus, documents, ()), case, _NO_RUN, k)
         _check_report_keys(case)
     except EvaluationError as fault:
         raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
     given = {system: _runs_of(runs, name, system) for system in runs[name]}
     repeated = {system: type(runs[name][system]) is tuple
                 for system in given}
+    loose = lenient(case) if case.get("disputed") else None
     return _Question(name, case, given, repeated, _answerable(case),
-                     case.get("group"))
+                     case.get("group"), documents, loose)
 
 
 def _slices(questions):
@@ -877,6 +942,18 @@ def _slices(questions):
         for tag in question.case.get("tags", ()):
             parts.setdefault("tag:" + tag, []).append(question.name)
     return parts
+
+
+def _labels_read(questions):
+    """Return the IDs of labels the runs read in all: a question's labels
+    (its documents, claims and sources) are read again by each of its runs
+    (see _trimmed()), so their cost grows as their product."""
+    read = 0
+    for question in questions.values():
+        labels = tuple(question.case.get(key) for key in _CASE_KEYS)
+        runs = sum(map(len, question.runs.values()))  # repeated ones too
+        read += len(_strings(labels, 3)) * runs
+    return read
 
 
 def _measures_of(cases):
@@ -895,32 +972,48 @@ def _checked(data):
     cases and runs, then each case in full. The policy is checked by
     _check_policy(), which reads the rules below."""
     parts = _data_parts(data)
-    corpus, cases, runs = parts["corpus"], parts["cases"], parts["runs"]
+    cases, runs = parts["cases"], parts["runs"]
+    corpus = parts["corpus"]
+    if corpus is None:  # left out: the documents named, without text
+        corpus = _named_corpus(cases, runs)
     _check_questions(corpus, cases, runs, parts["k"])
     _check_runs(cases, runs, parts["systems"])
     questions = {}
     for name, case in cases.items():
         questions[name] = _question(name, case, runs, corpus, parts["k"])
+    read = _labels_read(questions)
+    if read > _MAX_READ:
+        raise _invalid("runs", "expected at most %s label IDs read in all "
+                       "(each run reads every label of its question), got "
+                       "%s", _MAX_READ, read)
     groups = None
     if any(question.group is not None for question in questions.values()):
         groups = {name: question.group
                   for name, question in questions.items()}
     return _Data(parts["k"], parts["systems"], corpus, questions,
                  parts["policy"], parts["manifests"], _measures_of(cases),
-                 _slices(questions), groups)
+                 _slices(questions), groups, parts["notes"])
 
 
-# --- Many questions --------------------------------------------------------
-# Each run is scored by the contract's public functions, with the corpus cut
-# down to the documents its case and run name: the shared corpus is checked
-# once, and each run costs what its question holds, not what the corpus does.
+# --- The scored table ------------------------------------------------------
+# Each run is scored by the contract's public functions, in each reading:
+# the strict one, and the lenient one where its case disputes a label; with
+# the corpus cut down to the documents its question and it name, so each
+# run costs what its question holds, not what the corpus does. Everything
+# below reads this table: the _Scored record of each question a system
+# ran, in each reading.
 
-def _trimmed(case, run):
-    """Return a checked case whose "optional", "disputed" and "rejected"
-    hold only the claims a run names: the others cannot change its values,
-    so each run is checked against its own labels, not every run's."""
-    named = set(_strings(run, 3)) if type(run) is dict else set()
-    trimmed = dict(case)
+def _trimmed(case, named):
+    """Return a checked case with only what a run that names these claims
+    can reach: the keys a report reads; in "optional", "disputed" and
+    "rejected", the claims named; in "support", the first source of each
+    claim not named. The rest cannot change its values, so each run is
+    checked against its own labels, not every run's."""
+    trimmed = {key: case[key] for key in _ALL_CASE_KEYS if key in case}
+    if case["support"]:
+        trimmed["support"] = {claim_id: sources if claim_id in named
+                              else sources[:1] for claim_id, sources
+                              in case["support"].items()}
     for key in ("optional", "disputed"):
         if key in case:
             trimmed[key] = {claim_id: sources for claim_id, sources in
@@ -941,48 +1034,6 @@ def _faulted(fault, name, system, number):
             where += ", run %d" % number
     return EvaluationError("%s: %s" % (where, fault))
 
-
-def _one_system(corpus, cases, runs, system, k, function):
-    """Return {case name: function() of a system's run, or a tuple, one a
-    repeated run} in case order, with no entry where it did not run."""
-    _check_name(system, "system")
-    _check_questions(corpus, cases, runs, k)
-    results = {}
-    for name, case in cases.items():
-        if name not in runs:
-            raise _invalid("case %s" % _shown(name), "missing from runs")
-        given, found = _runs_of(runs, name, system), []
-        many = type(runs[name].get(system)) is tuple
-        for number, run in enumerate(given, start=1):
-            try:
-                found.append(function(_cut(corpus, case, run), case, run,
-                                      k=k))
-            except EvaluationError as fault:
-                raise _faulted(fault, name, system, many and number
-                               ) from None
-        if found:
-            results[name] = tuple(found) if many else found[0]
-    if not results:
-        raise _invalid("system", "no run of %s", system)
-    return results
-
-
-def tally_system(corpus, cases, runs, system, *, k=2):
-    """Return {case name: tally()} of one system in case order: a tuple of
-    tallies for repeated runs, no entry for a case it did not run. runs
-    maps each case name to its runs by system name."""
-    return _one_system(corpus, cases, runs, system, k, tally)
-
-
-def explain_system(corpus, cases, runs, system, *, k=2):
-    """Return {case name: explain()} of one system, as tally_system() does."""
-    return _one_system(corpus, cases, runs, system, k, explain)
-
-
-# --- The scored table ------------------------------------------------------
-# Each run is tallied once in each reading: the strict one, and the lenient
-# one where its case disputes a label. Everything below reads this table:
-# the _Scored record of each question a system ran, in each reading.
 
 class _Scored(_Record):
     """One question run by one system, in one reading: {measure: the mean
@@ -1033,15 +1084,18 @@ def _values_of(case, run, counts, data):
 
 def _scored_run(data, question, run, explaining):
     """Return ({reading: (values, counts)} of one run, explain() of it or
-    None): the run sees the labels it names alone, and the documents its
-    case and it name."""
-    case = question.case
-    if any(key in case for key in _JUDGEMENTS):
-        case = _trimmed(case, run)
-    readings = {"strict": case}
-    if case.get("disputed"):
-        readings["lenient"] = lenient(case)
-    cut = _cut(data.corpus, case, run)
+    None): the run sees the labels it names alone (the lenient reading only
+    where it names a disputed claim), and the documents its case and it
+    name."""
+    documents, claim_ids = _said(run)
+    readings = {"strict": question.case}
+    if question.case["support"] or any(key in question.case
+                                       for key in _JUDGEMENTS):
+        readings = {"strict": _trimmed(question.case, claim_ids)}
+        if readings["strict"].get("disputed"):
+            readings["lenient"] = _trimmed(question.loose, claim_ids)
+    case = readings["strict"]
+    cut = _cut(data.corpus, question.documents, documents)
     scored = {}
     for reading, labels in readings.items():
         counts = tally(cut, labels, run, k=data.k)
@@ -1108,24 +1162,43 @@ def _table(data, explaining):
 # --- The paired test -------------------------------------------------------
 # paired_test() says how much a few questions can show at all. Values are
 # compared as the exact fractions they stand for. p is found the first of
-# three textbook ways that fits in about a second on CPython 3.8:
+# three textbook ways its budget allows:
 #
 #   listed    exact     every one of the 2**m sign assignments of the m
-#                       moved units, while m is at most 22
+#                       moved units, while m is at most 36: the sums of
+#                       each half's subsets, one half sorted (meet in the
+#                       middle)
 #   counted   exact     the differences share a small unit: a table of how
 #                       many sign assignments give each sum
-#   sampled   sampled   12,000 assignments drawn from a fixed seed, a random
-#                       sign for each unit, units in the order of their names
+#   sampled   sampled   up to 12,000 assignments drawn from a fixed seed, a
+#                       random sign for each unit, units in name order
+#
+# The paired tests of one report share one budget: 30 million steps of
+# exact work in all (a step is a table cell; a listed sum weighs 8), and
+# 250 million unit-draws of sampling in all, so each sampled test draws
+# 12,000 times, or fewer when the report's tests move more than about
+# 20,000 units together. About 10 s on CPython 3.8, whatever the file.
 
 
 _LARGEST_FLOAT = 1.7976931348623157e308
 _MAX_DENOMINATOR = 10 ** 6  # 0.3 is read as 3/10, a third as 1/3 ...
 _CLOSE_ULPS = 64  # ... and so is 1 - 2/3, a few units in the last place away
 _MAX_UNIT_BITS = 2200  # a common denominator past this is not summed in
-_MAX_LISTED = 22  # moved units whose 2**m signs are listed: about a second
-_MAX_COUNTING_STEPS = 22 * 10 ** 6  # table cells filled: about a second
-_SAMPLES = 12000  # standard error at p = 0.05 is below 0.002
+_MAX_LISTED = 36  # moved units listed: 2 * 2**18 sums, under half a second
+_LISTED_WEIGHT = 8  # steps a listed sum costs, in table cells
+_MAX_COUNTING_STEPS = 22 * 10 ** 6  # steps of one test: about 2 s on 3.8
+_REPORT_STEPS = 30 * 10 ** 6  # exact steps of all a report's tests
+_SAMPLES = 12000  # draws of a test at most: standard error at p = 0.05
+#                   is then below 0.002
+_REPORT_DRAWS = 250 * 10 ** 6  # unit-draws of all a report's tests
 _SEED = 20261202  # the same draws on every run and every CPython
+
+
+class _Budget(_Record):
+    """What the paired tests of one report may still do: steps of exact
+    work, and the draws each sampled test makes."""
+
+    __slots__ = ("steps", "draws")
 
 
 def _exact(number):
@@ -1140,8 +1213,14 @@ def _exact(number):
     if value.denominator <= _MAX_DENOMINATOR:
         return value  # 0.5 or 3.0: small already
     near = value.limit_denominator(_MAX_DENOMINATOR)
-    last_place = Fraction(2) ** max(frexp(number)[1] - 53, -1074)
-    return near if abs(value - near) <= _CLOSE_ULPS * last_place else value
+    # The float's value is n / 2**e (e at least 52, as it is no int): it is
+    # within 64 units in its last place, 2**(exponent - 53), of near = a / b
+    # when |n b - a 2**e| 2**(53 - exponent) <= 64 b 2**e, in whole numbers.
+    n, power = value.numerator, value.denominator
+    a, b = near.numerator, near.denominator
+    shift = 53 - max(frexp(number)[1], -1021)
+    gap = abs(n * b - a * power) << shift
+    return near if gap <= _CLOSE_ULPS * b * power else value
 
 
 def _common_denominator(fractions):
@@ -1176,17 +1255,24 @@ def _float_mean(fractions):
     return float(mean)
 
 
+def _subset_sums(sizes):
+    """Return the sums of the 2**len(sizes) subsets of sizes."""
+    sums = [0]
+    for size in sizes:
+        sums += [total + size for total in sums]
+    return sums
+
+
 def _listed_count(sizes, limit):
     """Return how many subsets of sizes add up to at most limit, listing
-    all 2**m of them in Gray code order: each next subset adds or takes out
-    one size, so memory stays that of one sum."""
-    chosen = [False] * len(sizes)
-    total, count = 0, 1  # the empty subset adds up to 0, within the limit
-    for step in range(1, 2 ** len(sizes)):
-        flip = (step & -step).bit_length() - 1  # the size that changes
-        chosen[flip] = not chosen[flip]
-        total += sizes[flip] if chosen[flip] else -sizes[flip]
-        count += total <= limit
+    them all: each sum of a subset of one half meets, in the sorted sums
+    of the other half's subsets, those it can join within the limit."""
+    from bisect import bisect_right
+    half = len(sizes) // 2
+    low = sorted(_subset_sums(sizes[:half]))
+    count = 0
+    for total in _subset_sums(sizes[half:]):
+        count += bisect_right(low, limit - total)
     return count
 
 
@@ -1214,39 +1300,39 @@ def _binomial_table(count):
     return table
 
 
-def _plus_parts_by_size(units, draws):
-    """Return 12,000 sums of the plus part of random sign assignments of
-    the units: for each size in turn, 12,000 binomial counts of how many
+def _plus_parts_by_size(units, count, draws):
+    """Return `count` sums of the plus part of random sign assignments of
+    the units: for each size in turn, `count` binomial counts of how many
     of its units are plus, drawn from draws."""
     from bisect import bisect_right
     from collections import Counter
     from operator import add
-    sums = [0.0] * _SAMPLES
-    for size, count in sorted(Counter(units).items()):
-        table = _binomial_table(count)
+    sums = [0.0] * count
+    for size, many in sorted(Counter(units).items()):
+        table = _binomial_table(many)
         plus = [size * bisect_right(table, draws.random())
-                for _ in range(_SAMPLES)]
+                for _ in range(count)]
         sums = list(map(add, sums, plus))
     return sums
 
 
-def _plus_parts_by_bits(units, draws):
-    """Return 12,000 sums of the plus part of random sign assignments of
+def _plus_parts_by_bits(units, count, draws):
+    """Return `count` sums of the plus part of random sign assignments of
     the units: one random bit of draws for each unit picks it."""
     from itertools import compress
     bits, to_bytes = "0%db" % len(units), bytes.maketrans(b"01", b"\0\1")
     sums = []
-    for _ in range(_SAMPLES):
+    for _ in range(count):
         picks = format(draws.getrandbits(len(units)), bits).encode()
         sums.append(sum(compress(units, picks.translate(to_bytes))))
     return sums
 
 
-def _sampled_count(sizes, observed):
-    """Return how many of 12,000 random sign assignments of the float sizes
-    give a sum at least `observed` from 0, from a fixed seed: the same on
-    every run and every CPython. Where ten units or more share a size, the
-    draws are binomial counts by size, which is the same draw, sooner."""
+def _sampled_count(sizes, observed, count):
+    """Return how many of `count` random sign assignments of the float
+    sizes give a sum at least `observed` from 0, from a fixed seed: the
+    same on every run and every CPython. Where ten units or more share a
+    size, the draws are binomial counts by size: the same draw, sooner."""
     from math import fsum
     from random import Random
     # Each size in whole units of 2**-52 of the total, so that every sum is
@@ -1259,39 +1345,73 @@ def _sampled_count(sizes, observed):
     by_size = len(set(units)) * 10 <= len(units)  # ten units or more a size
     sample = _plus_parts_by_size if by_size else _plus_parts_by_bits
     extreme = 0
-    for plus in sample(units, Random(_SEED)):
+    for plus in sample(units, count, Random(_SEED)):
         extreme += plus <= limit or plus >= total - limit
     return extreme
 
 
-def _sign_flip_p(differences):
-    """Return (p, method) of the two-sided sign-flip test of the units'
-    differences, in the order of the units' names."""
+def _exact_p(moved, budget):
+    """Return the exact p of the moved differences, listed or counted, or
+    None when the budget cannot pay for it (it pays what it costs)."""
+    from fractions import Fraction
+    scale, m = _common_denominator(moved), len(moved)
+    if scale is None:
+        return None
+    units = [d.numerator * (scale // d.denominator) for d in moved]
+    sizes, observed = [abs(unit) for unit in units], abs(sum(units))
+    if not observed:
+        return Fraction(1)  # every sum is as far from 0 as that
+    # Signs split the sizes into a plus part and a minus part, and the sum
+    # is as far from 0 as observed when the plus part is at most (total -
+    # observed) / 2, or, swapping the parts, as often again.
+    limit = (sum(sizes) - observed) // 2
+    listing = _LISTED_WEIGHT * 2 ** (m - m // 2 + 1)
+    # (a cell holds a count of up to m bits: each thousand weighs)
+    counting = m * (limit + 1) * -(-m // 1000)
+    if m <= _MAX_LISTED and listing <= budget.steps:
+        budget.steps -= listing
+        return Fraction(2 * _listed_count(sizes, limit), 2 ** m)
+    if counting <= min(budget.steps, _MAX_COUNTING_STEPS):
+        budget.steps -= counting
+        return Fraction(2 * _counted_count(sizes, limit), 2 ** m)
+    return None
+
+
+def _tails(floats, observed):
+    """Return (the normal law's two-sided tail at the observed sum, with
+    the sum's variance; Hoeffding's bound on the exact p): both known
+    without sampling, the second never below the exact p."""
+    from math import erfc, exp, fsum, sqrt
+    variance = fsum(value * value for value in floats)
+    normal = erfc(observed / sqrt(2 * variance))
+    return normal, min(1.0, 2 * exp(-observed ** 2 / (2 * variance)))
+
+
+def _sign_flip_p(differences, budget):
+    """Return {p, method, samples, standard_error, p_upper, normal_p} of
+    the two-sided sign-flip test of the units' differences, in the order
+    of the units' names, as the budget allows (see _Budget)."""
     from fractions import Fraction
     moved = [difference for difference in differences if difference]
-    m, scale = len(moved), _common_denominator(moved)
+    found = dict(p=Fraction(1), method="exact", samples=None,
+                 standard_error=0.0, p_upper=Fraction(1), normal_p=1.0)
     if not moved:
-        return Fraction(1), "exact"  # every sum is 0, as far as observed
-    if scale is not None:
-        units = [d.numerator * (scale // d.denominator) for d in moved]
-        sizes, observed = [abs(unit) for unit in units], abs(sum(units))
-        if not observed:
-            return Fraction(1), "exact"  # every sum is as far from 0 as that
-        # Signs split the sizes into a plus part and a minus part, and the
-        # sum is as far from 0 as observed when the plus part is at most
-        # (total - observed) / 2, or, swapping the parts, as often again.
-        limit = (sum(sizes) - observed) // 2
-        if m <= _MAX_LISTED:
-            return Fraction(2 * _listed_count(sizes, limit), 2 ** m), "exact"
-        if m * (limit + 1) * -(-m // 1000) <= _MAX_COUNTING_STEPS:
-            # (a cell holds a count of up to m bits: each thousand weighs)
-            return Fraction(2 * _counted_count(sizes, limit), 2 ** m), "exact"
+        return found  # every sum is 0, as far as observed
     largest = max(abs(difference) for difference in moved)
     signed = [float(difference / largest) for difference in moved]
     floats, observed = [abs(value) for value in signed], abs(sum(signed))
+    found["normal_p"], hoeffding = _tails(floats, observed)
+    p = _exact_p(moved, budget)
+    if p is not None:
+        return dict(found, p=p, p_upper=p)
     # The observed assignment counts as one draw, so p is never 0.
-    extreme = _sampled_count(floats, observed)
-    return Fraction(1 + extreme, 1 + _SAMPLES), "sampled"
+    extreme = _sampled_count(floats, observed, budget.draws)
+    p = Fraction(1 + extreme, 1 + budget.draws)
+    error = (float(p) * (1 - float(p)) / budget.draws) ** 0.5
+    # Within two standard errors, at 95% even when no draw reached it.
+    upper = min(float(p) + 2 * error, hoeffding)
+    return dict(found, p=p, method="sampled", samples=budget.draws,
+                standard_error=error, p_upper=upper)
 
 
 def _question_value(value, side, name, read):
@@ -1321,7 +1441,22 @@ def _question_value(value, side, name, read):
     return sum(present) / len(present)
 
 
-def _paired(before, after, groups, runs=0):
+def _p_shown(found):
+    """Return how a test's p reads, as what it is: an exact p, a sampled
+    estimate with its standard error, or a bound that holds."""
+    p, upper, draws = found["p"], found["p_upper"], found["samples"]
+    if found["method"] == "exact":
+        return "p = %s (exact)" % p_text(p)
+    if upper < float(p) + 2 * found["standard_error"]:
+        return "p <= %.2g (Hoeffding's inequality)" % upper
+    if p * (1 + draws) == 1:  # no draw reached the observed sum
+        return "p <= %.2g (95%% bound: none of %d draws reached it)" % (
+            upper, draws)
+    return "p = %.2g (sampled, %d draws, standard error %.2g)" % (
+        p, draws, found["standard_error"])
+
+
+def _paired(before, after, groups, runs, budget):
     """Return paired_test() of two dicts of exact values (fractions or None)
     by question name, groups by question name or None; runs counts the
     questions whose sides hold different numbers of runs."""
@@ -1338,12 +1473,14 @@ def _paired(before, after, groups, runs=0):
     signs = [difference.numerator > 0 for difference in differences if
              difference]  # (a Fraction's sign is its numerator's)
     wins, losses = signs.count(True), signs.count(False)
-    p, method = _sign_flip_p(differences)
-    sampled = method == "sampled"
+    found = _sign_flip_p(differences, budget)
     mean = _float_mean(differences) if differences else None
+    one_sided = [name for name in before
+                 if (before[name] is None) != (after[name] is None)]
     return {
         "questions": len(questions),
         "left_out": len(before) - len(questions),  # n/a on a side: no pair
+        "one_sided": len(one_sided),  # of them, n/a on one side only
         "groups": len(differences),
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)
@@ -1351,14 +1488,14 @@ def _paired(before, after, groups, runs=0):
         "wins": wins,
         "ties": len(differences) - wins - losses,
         "losses": losses,
-        "p": p,
+        "p": found["p"],
+        "p_upper": found["p_upper"],
+        "p_shown": _p_shown(found),
         "min_p": _lowest_p(wins + losses),
-        "method": method,
-        # A sampled p that no draw reached: the p is then a bound.
-        "bound": sampled and p * (1 + _SAMPLES) == 1,
-        "samples": _SAMPLES if sampled else None,
-        "standard_error": (float(p) * (1 - float(p)) / _SAMPLES) ** 0.5
-        if sampled else 0.0,
+        "method": found["method"],
+        "samples": found["samples"],
+        "standard_error": found["standard_error"],
+        "normal_p": found["normal_p"],
         "unmatched_runs": runs,
     }
 
@@ -1398,24 +1535,30 @@ def paired_test(before, after, *, groups=None):
     (the turns of a conversation), or to None: the unit is then the group,
     its difference the mean of its questions'.
 
-        questions, left_out, groups   questions compared and left out; units
+        questions, left_out           questions compared and left out
+        one_sided                     of those left out, n/a on one side only
+        groups                        units: groups, or questions
         mean, question_mean           mean difference (after - before) of the
                                       units, and of the questions
         wins, ties, losses            units above, equal to, below before
         p                             two-sided: the share of the 2**m sign
                                       assignments of the m non-zero unit
                                       differences whose sum is at least as
-                                      far from 0 as the observed one
+                                      far from 0 as the observed one (or a
+                                      sampled estimate of it)
+        p_upper, p_shown              a bound above p (p itself when exact),
+                                      and the p in words (see _p_shown())
         min_p                         2**(1 - m), the lowest p m units give
-        method, bound, samples        "exact", or "sampled", whether a
-                                      sampled p is a bound (no draw
-                                      reached it), and the draws
+        method, samples               "exact", or "sampled" and its draws
         standard_error                of a sampled p; 0.0 for an exact one
+        normal_p                      the normal law's p of the same sum: it
+                                      orders sampled p's in Holm's method
         unmatched_runs                questions whose two sides hold
                                       different numbers of runs
 
-    p and min_p are Fractions, 1 when no unit moved; mean is None with no
-    unit. The same data in any order gives the same result.
+    p, p_upper (when exact) and min_p are Fractions, 1 when no unit moved;
+    mean is None with no unit. The same data in any order gives the same
+    result.
     """
     _check_values(before, after, groups)
     read = {}  # the fraction of each number seen so far: values repeat
@@ -1426,7 +1569,8 @@ def paired_test(before, after, *, groups=None):
     for name in before:
         if _run_count(before[name]) != _run_count(after[name]):
             unmatched += 1
-    return _paired(values[0], values[1], groups, unmatched)
+    budget = _Budget(_MAX_COUNTING_STEPS, _SAMPLES)  # one test's own
+    return _paired(values[0], values[1], groups, unmatched, budget)
 
 
 def _run_count(value):
@@ -1555,10 +1699,11 @@ def _units(names, groups):
     return len({groups[name] or (name,) for name in names})
 
 
-def _paired_on(before, after, names, measure, groups, read):
-    """Return paired_test() of one measure over the questions among names
-    that both systems' _Scored records ({name: record}) hold; read holds
-    the fraction of each value read so far."""
+def _sides(before, after, names, measure, read):
+    """Return (the baseline's values, the candidate's, how many questions
+    have unequal runs) of one measure, as exact fractions (None: n/a), on
+    the questions among names that both _Scored records ({name: record})
+    hold; read holds the fraction of each value read so far."""
     values, unmatched = ({}, {}), 0
     for name in names:
         if name not in before or name not in after:
@@ -1571,7 +1716,17 @@ def _paired_on(before, after, names, measure, groups, read):
             side[name] = None if value is None else read[value]
         if len(before[name].runs) != len(after[name].runs):
             unmatched += 1  # unequal runs can favour either side
-    return _paired(values[0], values[1], groups, unmatched)
+    return values[0], values[1], unmatched
+
+
+def _moved_at_most(sides):
+    """Return how many units the paired tests of sides can move at most:
+    the questions whose two values differ."""
+    moved = 0
+    for before, after, unmatched in sides:
+        for name, value in before.items():
+            moved += value is not None and value != after[name]
+    return moved
 
 
 def _moved(before, after):
@@ -1635,30 +1790,36 @@ def _tested(data, table):
     """Return {reading: {candidate: {measure: paired test}}}, each from the
     baseline on the answerable slice: in the strict reading, of each
     averaged measure (past 10 candidates, the declared one alone), and in
-    the lenient one, of the measure the policy declares, if any."""
+    the lenient one, of the measure the policy declares, if any. The
+    tests share one budget (see _Budget)."""
     systems, declared = data.systems, _declared(data)
     measures = _averaged(data.measures)
     if len(systems) - 1 > _MAX_TESTED:
         measures = [declared] if declared else []
-    read = {}  # the fraction of each value read so far: values repeat
-    tests = {}
+    read, wanted = {}, []  # read: each value's fraction, as values repeat
     for reading in ("strict", "lenient"):
         by_system = getattr(table, reading)
-        if by_system is None:
-            continue
-        wanted = measures if reading == "strict" else [declared] * bool(
-            declared)
-        tests[reading] = {}
-        for candidate in systems[1:]:
-            tests[reading][candidate] = {measure: _paired_on(
-                by_system[systems[0]], by_system[candidate],
-                data.slices["answerable"], measure, data.groups, read)
-                for measure in wanted}
+        for candidate in systems[1:] if by_system is not None else ():
+            for measure in measures if reading == "strict" else \
+                    [declared] * bool(declared):
+                wanted.append((reading, candidate, measure, _sides(
+                    by_system[systems[0]], by_system[candidate],
+                    data.slices["answerable"], measure, read)))
+    moved = _moved_at_most([sides for *key, sides in wanted])
+    budget = _Budget(_REPORT_STEPS,
+                     min(_SAMPLES, _REPORT_DRAWS // max(moved, 1)))
+    tests = {reading: {candidate: {} for candidate in systems[1:]}
+             for reading in ("strict", "lenient")
+             if getattr(table, reading) is not None}
+    for reading, candidate, measure, sides in wanted:
+        before, after, unmatched = sides
+        tests[reading][candidate][measure] = _paired(
+            before, after, data.groups, unmatched, budget)
     return tests
 
 
 def _floor(data, answerable):
-    """Return {p, units, level, reached}: the lowest p the paired test can
+    """Return {p, units, level, below_level}: the lowest p the paired test can
     give were every answerable unit both ran to move one way, and whether
     it is below the level (alpha of a declared test, else 0.05)."""
     units = _units(answerable, data.groups)
@@ -1666,7 +1827,7 @@ def _floor(data, answerable):
         "alpha", _FLOOR_LEVEL)
     floor = _lowest_p(units)
     return {"p": floor, "units": units, "level": level,
-            "reached": floor < level}
+            "below_level": floor < level}
 
 
 def _comparison(data, table, candidate, tests, decided):
@@ -1853,9 +2014,10 @@ def _abstention_findings(rule, policy, candidate, baseline, test):
 
 def _significance_findings(rule, policy, candidate, baseline, test):
     """On the answerable slice: the declared measure rose, over the units
-    and over the questions, with a two-sided p below the level Holm's
-    method gives it; a sampled p must be below it by twice its standard
-    error."""
+    and over the questions, with a p that holds at the level Holm's method
+    gives it (see _p_holds()); and it did not fall where the paired test
+    cannot look: on the slice mean over the questions each system has a
+    value for, nor, for support, on pooled support."""
     if baseline is None:
         return [(None, (rule, "", _NO_BASELINE))]
     measure = policy[rule]["metric"]
@@ -1863,9 +2025,43 @@ def _significance_findings(rule, policy, candidate, baseline, test):
         return [(False, (rule, "answerable", measure + ": no question has a "
                          "value from both: nothing compared"))]
     rose = test["mean"] > 0 and test["question_mean"] > 0
-    held = test["reached"] and _p_holds(test, test["level"]) and rose
+    fell = _fell_on_the_slice(measure, candidate, baseline) if rose else []
+    held = test["earlier_steps_held"] and _p_holds(test, test["level"]) \
+        and rose and not fell
     detail = _significance(measure, test, policy[rule]["alpha"])
+    if fell:
+        detail += ": but " + " and ".join(fell)
+    if test["one_sided"]:
+        detail += (": %d questions have a value on one side only, weighed "
+                   "in the slice means" % test["one_sided"])
     return [(held, (rule, "answerable", detail))]
+
+
+def _fell_on_the_slice(measure, candidate, baseline):
+    """Return how the measure fell on the answerable slice from baseline to
+    candidate ({name: _Scored}), beyond the pairs: its slice mean over the
+    questions each has a value for, and pooled support; [] if neither."""
+    fell, sides = [], []
+    for scored in (baseline, candidate):
+        sides.append([record for record in scored.values()
+                      if record.answerable])
+    means = [_macro_mean([record.values[measure] for record in side], 0)
+             for side in sides]
+    if None not in (means[0]["mean"], means[1]["mean"]) \
+            and means[1]["mean"] < means[0]["mean"]:
+        fell.append("its slice mean fell, %.2f -> %.2f (over %d and %d "
+                    "questions with a value)" % (
+                        means[0]["mean"], means[1]["mean"],
+                        means[0]["averaged"], means[1]["averaged"]))
+    pooled = [_pooled_support(side) for side in sides]
+    # Compared exactly: s1 / g1 < s0 / g0.
+    if measure == "support" and pooled[0]["generated"] \
+            and pooled[1]["generated"] and pooled[1]["supported"] \
+            * pooled[0]["generated"] < pooled[0]["supported"] \
+            * pooled[1]["generated"]:
+        fell.append("pooled support fell, %(supported)d/%(generated)d" %
+                    pooled[0] + " -> %(supported)d/%(generated)d" % pooled[1])
+    return fell
 
 
 def _significance(measure, test, alpha):
@@ -1878,16 +2074,13 @@ def _significance(measure, test, alpha):
     if test["groups"] != test["questions"]:  # groups: two means
         over = "%d groups; question mean %+.2f over %s" % (
             test["groups"], test["question_mean"], over)
-    sign = "<" if test["bound"] else "="
-    shown = p_text(test["p"], test["method"])
-    detail = ("%s %s: mean %+.2f over %s, p %s %s (%s), level %g (alpha %g, "
-              "Holm's step %d of %d; one-sided %g)" % (
-                  measure, moved, mean, over, sign, shown, test["method"],
-                  level, alpha, test["step"], test["steps"], level / 2))
-    if test["method"] == "sampled" and abs(
-            test["p"] - level) <= 2 * test["standard_error"]:
-        detail += ": too close to call with %d samples" % test["samples"]
-    if not test["reached"] and _p_holds(test, level):
+    detail = ("%s %s: mean %+.2f over %s, %s, level %g (alpha %g, Holm's "
+              "step %d of %d; one-sided %g)" % (
+                  measure, moved, mean, over, test["p_shown"], level, alpha,
+                  test["step"], test["steps"], level / 2))
+    if test["p"] <= level < test["p_upper"]:
+        detail += ": too close to call with %d draws" % test["samples"]
+    if not test["earlier_steps_held"] and _p_holds(test, level):
         detail += ": not reached, as an earlier p in Holm's order did not hold"
     if test["unmatched_runs"]:
         detail += (": more runs on one side than the other on %d of the "
@@ -1897,12 +2090,10 @@ def _significance(measure, test, alpha):
 
 
 def _p_holds(test, level):
-    """True when the p of a paired test is below a level: a sampled p by at
-    least twice its standard error, so that no coin toss of the sampler
-    decides."""
-    if test["method"] == "sampled":
-        return test["p"] + 2 * test["standard_error"] < level
-    return test["p"] < level  # exactly: the fraction p against the level
+    """True when the p of a paired test is at most a level, as is usual
+    (p <= alpha): an exact p as the fraction it is, a sampled one by its
+    upper bound (p_upper), so that no coin toss of the sampler decides."""
+    return test["p_upper"] <= level
 
 
 def _check_questions_named(value, field, answerable, unanswerable=False):
@@ -1985,14 +2176,17 @@ def _check_number(value, field, answerable=None, high=1, above_low=False):
                        value)
 
 
-_RULES = {  # rule: (its checker, its findings), in the order they are listed
+# rule: (its checker, its findings), in the order a decision lists what
+# they break, the gravest first: a significant fall of the declared measure
+# comes before them all (see _judged()).
+_RULES = {
     "disclosure":         (None, _disclosure_findings),
     "comparison":         (None, _comparison_findings),
     "critical":           (_check_questions_named, _critical_findings),
     "min_coverage":       (_check_number, _coverage_findings),
+    "must_abstain":       (_check_unanswerable, _abstention_findings),
     "unsupported_budget": (_check_budgets, _budget_findings),
     "unsupported_rate":   (_check_rates, _budget_findings),
-    "must_abstain":       (_check_unanswerable, _abstention_findings),
     "significance":       (_check_significance, _significance_findings),
 }
 _SETTINGS = {"tolerance": _check_number, "unresolved": _check_plan}
@@ -2044,6 +2238,10 @@ def _judged(policy, candidate, baseline, test=None):
                     unchecked.append((rule, finding[2]))
                 else:
                     (held if holds else broken).append(finding)
+    if test and test["questions"] and test["mean"] < 0 \
+            and _p_holds(test, test["level"]):
+        # A significant fall of the declared measure leads: the gravest.
+        broken.sort(key=lambda finding: finding[0] != "significance")
     # Nothing judged, nothing accepted: a policy that checked no rule
     # decides nothing.
     accepted = None if not held and not broken else not broken
@@ -2075,14 +2273,18 @@ def _significance_tests(policy, tested):
              for candidate, by_measure in tested.items()}
     # Holm's step-down method: the i-th smallest of m p values is compared
     # with alpha / (m - i + 1); from the first that does not hold, none
-    # after it holds. A bound sorts as its value; ties keep their order.
-    reached = True
-    order = sorted(tests, key=lambda each: tests[each]["p"])
+    # after it holds. A sampled p is ordered by the normal law's p of the
+    # same sum, which no draw moves (any order keeps Holm's guarantee; the
+    # order by p gives it its power); ties keep the candidates' order.
+    held = True
+    order = sorted(tests, key=lambda each: tests[each]["p"]
+                   if tests[each]["method"] == "exact"
+                   else tests[each]["normal_p"])
     for step, candidate in enumerate(order, start=1):
         level = alpha / (len(tests) - step + 1)
         tests[candidate] = dict(tests[candidate], level=level, step=step,
-                                steps=len(tests), reached=reached)
-        reached = reached and _p_holds(tests[candidate], level)
+                                steps=len(tests), earlier_steps_held=held)
+        held = held and _p_holds(tests[candidate], level)
     return tests
 
 
@@ -2350,8 +2552,9 @@ def _summary(data, table, queue, source):
         else _units(list(data.questions), data.groups),
         "decisions": None if decided is None else {
             candidate: decided[candidate] for candidate in systems[1:]},
+        # With one system alone, its own judgement: checked, not accepted.
         "accepted": decided is not None and all(
-            decided[candidate]["accepted"] for candidate in systems[1:]),
+            decided[system]["accepted"] for system in systems[1:] or systems),
     }
 
 
@@ -2375,7 +2578,8 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     if explain or summary:
         queue = _review_queue(data, table)
     return {"source": source, "k": data.k,
-            "systems": list(data.systems), "measures": data.measures,
+            "systems": list(data.systems), "notes": data.notes and list(
+                data.notes) or None, "measures": data.measures,
             "questions": rows,
             "review_queue": queue if explain else None,
             "orphan_labels": _orphan_labels(data) if explain else None,
@@ -2517,3 +2721,196 @@ def _as_tuples(value, depth=0):
         if type(item) in (list, dict):
             value[key] = _as_tuples(item, depth + 1)
     return tuple(value) if type(value) is list else value
+
+
+# --- TREC files ------------------------------------------------------------
+# load_trec() reads a qrels file and run files as trec_eval does, into the
+# data a JSON file gives: a case per topic that the qrels and some run have
+# (its documents of grade 1 or more relevant, each grade the gain), and per
+# run, named by its tag, each topic's top k. Each line is read once, and a
+# topic's top k alone is kept: memory stays that of k lines a topic.
+
+_MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together: about 20 s
+
+
+def _file_name(path):
+    """Return a path as a message shows it: as it is, or as ascii() does."""
+    import os
+    name = os.fsdecode(path)
+    return name if name.isascii() and name.isprintable() else ascii(name)
+
+
+def _trec_fault(path, number, template, *values):
+    """Return the EvaluationError of a line of a TREC file."""
+    return _invalid("%s, line %d" % (_file_name(path), number), template,
+                    *values)
+
+
+def _trec_lines(path):
+    """Yield (line number, fields) of each line of a TREC file, its fields
+    split on any whitespace."""
+    number = 0
+    try:
+        with open(path, encoding="utf-8") as file:
+            for number, line in enumerate(file, start=1):
+                yield number, line.split()
+    except UnicodeDecodeError as error:
+        raise _trec_fault(path, number + 1, "not UTF-8 text: %s",
+                          error.reason) from None
+    except OSError as error:
+        raise EvaluationError("%s: cannot be read: %s" % (
+            _file_name(path), error.strerror or error)) from None
+
+
+def _qrels(path):
+    """Return {topic: {document: grade}} of a qrels file."""
+    judged = {}
+    for number, fields in _trec_lines(path):
+        try:
+            topic, _, doc_id, grade = fields
+            grade = int(grade)
+        except ValueError:  # not 4 fields, or a grade that is not whole
+            raise _trec_fault(path, number, "expected 'topic iteration "
+                              "document grade', the grade whole, got %s",
+                              " ".join(fields)) from None
+        grades = judged.setdefault(topic, {})
+        if doc_id in grades:
+            raise _trec_fault(path, number, "document %s is judged twice "
+                              "for topic %s", doc_id, topic)
+        grades[doc_id] = grade
+    return judged
+
+
+def _top(rows, k):
+    """Return the documents of the k highest (score, document) rows, by
+    score then document, highest first, as trec_eval ranks them."""
+    from heapq import nlargest
+    return tuple(doc_id for score, doc_id in nlargest(k, rows))
+
+
+def _ranked(path, k):
+    """Return (tag, {topic: its top k documents, _top()}) of a run file:
+    one tag, a topic's lines together, no document twice in a topic."""
+    tops, rows, seen, topic, tag = {}, [], set(), None, None
+    for number, fields in _trec_lines(path):
+        if len(fields) < 6:
+            if fields:  # a blank line is skipped, as trec_eval skips it
+                raise _trec_fault(path, number, "expected 'topic Q0 "
+                                  "document rank score tag', got %s",
+                                  " ".join(fields))
+            continue
+        if fields[0] != topic:
+            if fields[0] in tops:
+                raise _trec_fault(path, number, "topic %s again, after "
+                                  "others: its lines must come together",
+                                  fields[0])
+            if topic is not None:
+                tops[topic] = _top(rows, k)
+            topic, rows, seen = fields[0], [], set()
+        if fields[5] != tag:
+            if tag is not None:
+                raise _trec_fault(path, number, "a second tag %s, after %s:"
+                                  " a run file is one system's", fields[5],
+                                  tag)
+            tag = fields[5]
+        if fields[2] in seen:
+            raise _trec_fault(path, number, "document %s is ranked twice "
+                              "for topic %s", fields[2], topic)
+        seen.add(fields[2])
+        try:
+            score = float(fields[4])
+        except ValueError:
+            score = None
+        if score is None or score != score:  # none, or NaN: no rank
+            raise _trec_fault(path, number, "expected a score, got %s",
+                              fields[4])
+        rows.append((score, fields[2]))
+    if topic is None:
+        raise EvaluationError("%s: holds no line" % _file_name(path))
+    tops[topic] = _top(rows, k)
+    return tag, tops
+
+
+def _trec_paths(qrels, runs):
+    """Return the paths of the qrels and of each run, once each is checked
+    to be a regular file, and all of them within the byte cap."""
+    import os
+    import stat
+    if type(runs) not in (list, tuple) or not runs:
+        raise _invalid("runs", "expected a list of paths, got %s", runs)
+    paths, size = [], 0
+    for path in (qrels, *runs):
+        try:
+            paths.append(os.fspath(path))
+        except TypeError:
+            raise _invalid("path", "expected the path of a file, got %s",
+                           path) from None
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError) as error:  # ValueError: a NUL in it
+            raise EvaluationError("%s: cannot be read: %s" % (_file_name(
+                path), getattr(error, "strerror", None) or error)) from None
+        if not stat.S_ISREG(status.st_mode):
+            raise EvaluationError("%s: is not a regular file" % _file_name(
+                path))
+        size += status.st_size
+    if size > _MAX_TREC_BYTES:
+        raise EvaluationError("TREC files: hold %d bytes together, more "
+                              "than %d, the most read" % (size,
+                                                          _MAX_TREC_BYTES))
+    return paths
+
+
+def _left_out(why, topics, what):
+    """Return a note of the topics left out, the first five named."""
+    names = ", ".join(map(_shown, topics[:5])) + ", ..." * (len(topics) > 5)
+    return "%s: %s %s (%s)" % (why, _plural(len(topics), what[0]), what[1],
+                               names)
+
+
+def load_trec(qrels, runs, *, k=10):
+    """Return the data of a TREC qrels file and run files (see README.md),
+    as load_data() returns a JSON file's, for report() to check and score:
+    k, the runs' tags as the systems (the first the baseline), a case per
+    topic the qrels and some run have, each run's top k of it, and notes
+    on the topics left out. A fault raises EvaluationError naming the file
+    and the line."""
+    _check_k(k)
+    paths = _trec_paths(qrels, runs)
+    judged, tops = _qrels(paths[0]), {}
+    for path in paths[1:]:
+        tag, ranked = _ranked(path, k)
+        if tag in tops:
+            raise EvaluationError("%s: tag %s is the tag of another run" % (
+                _file_name(path), _shown(tag)))
+        tops[tag] = ranked
+    return _trec_data(judged, tops, k)
+
+
+def _trec_data(judged, tops, k):
+    """Return the data of qrels read by _qrels() and runs by _ranked()."""
+    runs, unjudged = {}, {}
+    for tag, ranked in tops.items():
+        for topic, retrieved in ranked.items():
+            if topic not in judged:
+                unjudged[topic] = None  # left out, as trec_eval leaves it
+                continue
+            runs.setdefault(topic, {})[tag] = {"retrieved": retrieved,
+                                               "claims": None}
+    cases = {}
+    for topic, grades in judged.items():
+        relevant = {doc_id: grade for doc_id, grade in grades.items()
+                    if grade >= 1}
+        if topic in runs:
+            cases[topic] = {"relevant": tuple(relevant), "support": None,
+                            "grades": relevant}
+    if not cases:
+        raise EvaluationError("no topic of the runs is in the qrels")
+    notes = [_left_out("left out, as trec_eval leaves them", list(
+        unjudged), ("run topic", "the qrels do not have"))] * bool(unjudged)
+    alone = [topic for topic in judged if topic not in runs]
+    notes += [_left_out("not scored, as by trec_eval without -c", alone, (
+        "qrels topic", "no run has"))] * bool(alone)
+    return {"k": k, "systems": tuple(tops), "cases": cases,
+            "runs": {topic: runs[topic] for topic in cases},
+            "notes": tuple(notes)}

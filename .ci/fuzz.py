@@ -3,8 +3,8 @@
 Each round takes the fixture's data, a case, a run, counts and a paired
 test's values, replaces a few parts at random with odd values (wrong types,
 subclasses, huge ints, NaN, infinities, control characters, objects whose
-repr or eq raises), and calls report(), tally_system(), explain_system(),
-validate(), tally(), scores(), evaluate(), explain(), lenient(), ndcg(),
+repr or eq raises), and calls report(), validate(), tally(), scores(),
+evaluate(), explain(), lenient(), ndcg(),
 paired_test() and p_text() with them. It also checks that no call changed
 the inputs it was given.
 
@@ -67,10 +67,6 @@ def calls(rng):
     data = mutated(data, rng)
     yield "report", evaluate.report, (data,), {"summary": rng.random() < 0.5,
                                                 "explain": rng.random() < 0.5}
-    parts = data if type(data) is dict else {}
-    for name in ("tally_system", "explain_system"):
-        yield name, getattr(evaluate, name), (parts.get("corpus"), parts.get("cases"),
-                                              parts.get("runs"), rng.choice(("A", "B", 7))), {}
     corpus = mutated(fixtures.CORPUS, rng) if rng.random() < 0.3 else fixtures.CORPUS
     case = mutated(fixtures.CASES["rollback"], rng)
     run = mutated(fixtures.RUNS["rollback"]["B"], rng)

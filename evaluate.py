@@ -25,31 +25,30 @@ class EvaluationError(ValueError):
     """An input breaks the contract: the message names field and value."""
 
 
-_BRACKETS = {list: "[]", tuple: "()", dict: "{}", set: "{}",
-             frozenset: ("frozenset({", "})")}
+_BRACKETS = {list: "[]", tuple: "()", dict: "{}", set: "{}",  # as ascii()
+             frozenset: ("frozenset({", "})")}  # shows them, item by item
 
 
-def _start(value, within=()):
-    """Return ascii(value), control characters escaped, or its start past
-    80 characters: a container is read no further (within: those it is in)."""
+def _start(value, room=80, within=()):
+    """Return ascii(value) escaped or, if longer than room, a text whose
+    first room + 1 characters are its (within: the containers value is in)."""
     kind = type(value)
     if kind is int and value.bit_length() > 10000:
         return "<int of %d bits>" % value.bit_length()  # too long to print
-    if kind in (str, bytes) and len(value) > 80:  # quoted as all of it is
-        quotes = ("'", '"') if kind is str else (b"'", b'"')
-        value = value[:80] + kind().join(q for q in quotes if q in value)
+    if kind in (str, bytes) and len(value) > room:  # its quotes as ascii()
+        quotes = ("'", '"') if kind is str else (b"'", b'"')  # picks them
+        value = value[:room] + kind().join(q for q in quotes if q in value)
     if kind not in _BRACKETS or not value:
         return ascii(value).translate(_ESCAPES)  # as a __repr__ may hold
-    (start, end), within = _BRACKETS[kind], within + (id(value),)
-    if id(value) in within[:-1]:  # inside itself
+    start, end = _BRACKETS[kind]
+    if id(value) in within:  # inside itself, as ascii() shows it
         return start[-1] + "..." + end[0]
-    text = start
-    for item in value.items() if kind is dict else value:
-        if kind is dict:
-            text, item = text + _start(item[0], within) + ": ", item[1]
-        text += _start(item, within) + ", "
-        if len(text) > 82:  # 81 characters, and a comma: enough to cut
-            return text
+    text, within = start, within + (id(value),)
+    for pair in value.items() if kind is dict else zip(value):  # (item,)
+        for part, after in zip(pair, (": ", ", ")[-len(pair):]):
+            if len(text) > room:  # enough to cut: the rest goes unread
+                return text
+            text += _start(part, room - len(text), within) + after
     return text[:-2] + "," * (kind is tuple and len(value) == 1) + end
 
 
@@ -74,9 +73,8 @@ def _edits(word, target):
     for i, letter in enumerate(word, start=1):
         previous, row[0] = row[0], i
         for j, wanted in enumerate(target, start=1):
-            change = previous + (letter != wanted)
-            previous = row[j]
-            row[j] = min(row[j] + 1, row[j - 1] + 1, change)
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1,
+                                           previous + (letter != wanted))
     return row[-1]
 
 
@@ -140,11 +138,6 @@ def _check_ids(value, field, fields=None, corpus=None):
             item for item in value if item in seen or seen.add(item)))
 
 
-def _check_claim_ids(value, field, fields, corpus):
-    """Check "claim IDs": ids, whatever the corpus holds."""
-    _check_ids(value, field)
-
-
 def _check_sources(value, field, fields, corpus):
     """Check "sources": a dict from claim IDs to non-empty documents."""
     if type(value) is not dict:
@@ -188,7 +181,8 @@ _CASE_KEYS = {
     "support":    (True, True, _check_sources),  # expected claim: sources
     "optional":   (False, False, _check_sources),  # supported, not expected
     "disputed":   (False, False, _check_sources),  # one reviewer's labels
-    "rejected":   (False, False, _check_claim_ids),  # unsupported, all say
+    "rejected":   (False, False,  # unsupported, all say; claim IDs alone
+                   lambda value, field, *_: _check_ids(value, field)),
     "restricted": (False, False, _check_ids),  # not for the asker's eyes
 }
 _JUDGEMENTS = ("optional", "disputed", "rejected")  # beside "support"

@@ -1527,20 +1527,26 @@ class InputRules(TestCase):
                 return {rng.choice(["a", "bb", 3, None]): value(depth + 1) for _ in range(3)}
             return {"q": "x\u00e9" * rng.randint(0, 50), "n": None, "b": True,
                     "i": rng.randint(-9, 10 ** 9), "x": rng.random()}[kind]
-        rows = [((item,), "ok") for item in (value() for _ in range(400))]
-        rows += [((10 ** 3000,), "ok"), ((2 ** 9999,), "ok")]
+        mine, pair = [1], ([],)  # inside themselves, as ascii() shows [...] and (...)
+        mine.insert(0, mine), pair[0].append(pair)
+        rows = [((item,), "ok") for item in [value() for _ in range(400)] + [
+            10 ** 3000, 2 ** 9999, -0.0, 1e300, None, "", "'", "'\"", "a\n\x00\u00e9\\" * 30,
+            "q" * 90 + "'", b"q" * 90 + b"'", b"\x00'\"" * 30, ("y" * 77,), (1,), ((),),
+            [{"k" * 70: "v" * 9}], ((), [], {}, set(), frozenset(), frozenset({2})), mine,
+            pair, [mine] * 30]]
         self.assertRows(lambda item: fault_of(evaluate.evaluate, inputs(case=item), "case", item),
                         rows)
 
     def test_a_value_too_large_or_too_odd_to_print_still_makes_a_one_line_message(self):
         lines = type("Lines", (), {"__repr__": lambda self: "a\nb\rc\x0b\x0c\x1c\x1d\x1e"})()
-        deep = ["x"]
-        for _ in range(5000):  # nested beyond any recursion limit
-            deep = [deep]
+        deep, shared = ["x"], ()  # nested beyond any recursion limit; 2 ** 80 tuples to ascii()
+        for count in range(5000):
+            deep, shared = [deep], (shared, shared) if count < 80 else shared
         rows = [(-2 ** 10000, ("<int of 10001 bits>",)),
                 (BrokenRepr(), ("<BrokenRepr with a broken repr>",)),
                 (lines, ("a\\nb\\rc\\x0b\\x0c\\x1c\\x1d\\x1e",)),
-                (deep, ("<list with a broken repr>", "[[[...")), ]  # as deep as repr() goes
+                (deep, ("[[[...",)), ([BrokenRepr()], ("<list with a broken repr>",)),
+                (shared, ("(((...",))]  # each read only as far as it is shown
         for item, endings in rows:
             message = message_of(evaluate.evaluate, inputs(case=item))
             self.assertTrue(message.startswith("case: ") and message.endswith(endings), message)

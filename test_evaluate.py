@@ -3645,6 +3645,14 @@ class TrecFiles(TestCase):
             "baseline A checked alone: some rule does not hold, first: disclosure owner "
             "(1 restricted document in the top k or cited), and 4 more broken"]))
 
+    def test_a_run_whose_tag_is_taken_or_no_name_is_named_by_its_file(self):
+        long_tag = RUN_FILE.replace("bm25", "t" * 65)
+        qrels, *runs = self.files(qrels=QRELS, run0=RUN_FILE, run1=RUN_FILE, run2=long_tag)
+        data = evaluate.load_trec(qrels, runs)
+        self.assertEqual(data["systems"], ("bm25", "run1", "run2"))
+        self.assertEqual([note.split(": its tag")[1][:30] for note in data["notes"][:2]],
+                         [" 'bm25' is another run's", " '" + "t" * 28])
+
     def test_each_fault_of_a_trec_file_is_one_line_naming_the_file_and_the_line(self):
         grade = "expected 'topic iteration document grade', the grade whole, got "
         rows = [  # (qrels, runs, the fault; each file named as its test names it)
@@ -3662,7 +3670,6 @@ class TrecFiles(TestCase):
                                                        "twice for topic 'T9'"),
             (QRELS, [RUN_FILE + "T1 Q0 y 2 1 bm25\n"], "run0, line 9: topic 'T1' again, after "
                                                        "others: its lines must come together"),
-            (QRELS, [RUN_FILE, RUN_FILE], "run1: tag 'bm25' is the tag of another run"),
             (QRELS, [""], "run0: holds no line"),
             ("T7 0 d 1\n", [RUN_FILE], "no topic of the runs is in the qrels")]
 
@@ -3727,7 +3734,7 @@ class FileLimits(DataFileCase):
                         "file (a directory, a FIFO, a socket or a device)\n" % path) for path in (
                             self.path, os.devnull, os.path.dirname(self.path))])
 
-    def test_at_most_100_systems_150000_runs_3000000_labels_read_and_100_tags_are_read(self):
+    def test_at_most_100_systems_25000_runs_3000000_labels_read_and_100_tags_are_read(self):
         systems = tuple("s%d" % index for index in range(101))
         policy = {"critical": ("nope",)}  # checked after the caps, before any run is scored
 
@@ -3737,7 +3744,7 @@ class FileLimits(DataFileCase):
                     system: (NOTHING,) * count for system, count in zip("ABCD", runs)}},
                 "policy": policy}
         unknown = "case 'q0': case[\"relevant\"]: unknown document 'zeta'"  # within the caps
-        over = many_runs([100] * 750 + [1])  # 150,002 runs of two systems; then 150,001:
+        over = many_runs([100] * 125 + [1])  # 25,002 runs of two systems; then 25,001:
         over["runs"]["q0"] = dict(over["runs"]["q0"], B=over["runs"]["q0"]["B"][1:])
         tagged = many_runs([1] * 101)
         tagged["cases"] = {name: dict(case, tags=(name,)) for name, case in
@@ -3748,12 +3755,12 @@ class FileLimits(DataFileCase):
                 ((read(100, 100, 100),), "policy[\"critical\"]: no question named 'nope'"),
                 ((read(100, 100, 100, 1),), "runs: expected at most 3000000 label IDs read in "
                  "all (each run reads every label of its question), got 3010000"),
-                ((many_runs([100] * 750),), unknown),  # 150,000 runs of two systems
-                ((dict(many_runs([1] * 1500, systems[:100]), runs={  # 150,000 single runs
+                ((many_runs([100] * 125),), unknown),  # 25,000 runs of two systems
+                ((dict(many_runs([1] * 250, systems[:100]), runs={  # 25,000 single runs
                     name: dict.fromkeys(systems[:100], NOTHING)
-                    for name in numbered("q", 1500)}),), unknown),
-                ((over,), "runs: expected at most 150000 runs in all (each repeated run counts), "
-                          "got 150001"),
+                    for name in numbered("q", 250)}),), unknown),
+                ((over,), "runs: expected at most 25000 runs in all (each repeated run counts), "
+                          "got 25001"),
                 ((tagged,), "cases: expected at most 100 tags in all, got 101"),
                 ((dict(tagged, cases=dict(list(tagged["cases"].items())[:100]), runs=dict(
                     list(tagged["runs"].items())[:100])),), unknown)]

@@ -278,6 +278,10 @@ def at_the_caps():
          lambda: many(rows // 20, 2, repeats=10)),
         ("4 candidates and a baseline, 3 runs a question, graded: %d questions" % (rows // 15),
          lambda: graded(rows // 15, 5, repeats=3)),
+        ("graded, a claim and a disputed one a run, nDCG declared: %d questions of 2"
+         % (rows // 2), lambda: moving(rows // 2, 2)),
+        ("graded, 8 claims a case: %d questions of %d systems" % (rows // systems, systems),
+         lambda: moving(rows // systems, systems, disputed=False)),
         ("many answerable questions, most of them moved: as many as the caps allow",
          lambda: filled(answered, rows // 2, size)),
         ("fat runs: 100 retrieved, 100 claims of 5 citations", lambda: filled(fat, rows // 2,
@@ -303,6 +307,27 @@ def at_the_caps():
             "systems": ["s%d" % index for index in range(20000)] + ["s7"],
             "corpus": {"d": "t"}, "cases": {}, "runs": {}}),
     ]
+
+
+def moving(questions, systems, disputed=True):
+    """Return graded questions whose runs move every measure: each run retrieves 10 of 40
+    documents at random and cites 1 to 8 claims (and the disputed one) at random."""
+    rng, corpus = random.Random(1), ["d%d" % index for index in range(40)]
+    names = ["s%d" % index for index in range(systems)]
+    data = {"k": 10, "systems": names, "cases": {}, "runs": {},
+            "policy": {"significance": {"metric": "ndcg", "alpha": 0.05}}}
+    for number in range(questions):
+        relevant = rng.sample(corpus, 8)
+        data["cases"]["q%d" % number] = dict({
+            "relevant": relevant, "grades": {doc: rng.randint(1, 5) for doc in relevant},
+            "support": {"c%d" % index: [doc] for index, doc in enumerate(relevant)}},
+            **({"disputed": {"z": [relevant[0]]}} if disputed else {}))
+        data["runs"]["q%d" % number] = {name: {
+            "retrieved": rng.sample(corpus, 10),
+            "claims": [["c%d" % index, [rng.choice(corpus)]]
+                       for index in range(rng.randint(1, 8))]
+            + [["z", [relevant[0]]]] * disputed} for name in names}
+    return data
 
 
 def many(questions, systems, repeats=1):

@@ -3050,10 +3050,10 @@ class Demo(TestCase):
     def test_help_prints_usage_and_an_option_not_understood_is_one_line_and_status_2(self):
         lab = "--exercise goes with --lab FOLDER, and --lab with no other option"
         trec = "--qrels FILE goes with --run FILE, and --k and --policy with them"
-        wrong = {("--sumary",): "'--sumary' is not an option",
+        wrong = {("--sumary", "-h"): "'--sumary' is not an option",
                  ("--summary", "--summary"): "'--summary' is given twice",
-                 ("--summary", "extra"): "'extra' is not an option",
-                 ("summary",): "'summary' is not an option", ("--data",): "'--data' needs a path",
+                 ("--summary", "extra"): "'extra' is not an option", ("--data", "-h"):
+                     "'--data' needs a path", ("summary",): "'summary' is not an option",
                  ("--data", "a.json", "--data", "b.json"): "'--data' is given twice",
                  ("--gate", "--gate"): "'--gate' is given twice", ("--exercise",): lab,
                  ("--lab", "x", "--summary"): lab, ("--lab", "x", "--data", "a"): lab,
@@ -3805,7 +3805,7 @@ class FileLimits(DataFileCase):
             self.assertRows(run, [
                 ((["--summary", "--explain"], head), (141, "")),
                 (([], closed), (74, "demo.py: cannot write the report: Bad file descriptor\n")),
-                ((["--help"], full()), (74, "demo.py: cannot write the report: No space left "
+                ((["--gate"], full()), (74, "demo.py: cannot write the report: No space left "
                                             "on device\n")),
                 (([], full(), full()), (74, ""))])
         # A full or closed standard error leaves the status of what went wrong: a gate's 3, a

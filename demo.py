@@ -702,15 +702,6 @@ def stubbed(source, names):
     return "\n".join(lines)
 
 
-def missing_folders(path):
-    """Return path and the folders above it that do not exist, topmost first."""
-    missing = []
-    while not os.path.lexists(path):
-        missing.insert(0, path)
-        path = os.path.dirname(path)
-    return missing
-
-
 def placed(aside, target, moved):
     """Move the folder aside to target or, when target is an empty folder
     already (whoever sits in it stays there), its files into target, each
@@ -728,15 +719,20 @@ def write_lab(folder, exercise):
     """Write the course lab into a new or empty folder, whole or not at all
     (written aside, then moved into place); return the exit status."""
     import shutil
+    import signal
     import tempfile
-    target = os.path.abspath(folder)
+    target = above = os.path.abspath(folder)
     made, moved = [], []  # what this call made: undone on any fault
+    held = getattr(signal, "pthread_sigmask", lambda *signals: None)  # not on Windows
+    held(signal.SIG_BLOCK, {signal.SIGINT})  # Ctrl-C waits: the lab whole or undone
     try:
         files = lab_files(exercise)  # all read before anything is written
         if os.path.lexists(target) and (not os.path.isdir(target)
                                         or os.listdir(target)):
             raise OSError("is not a new or empty folder")
-        made = missing_folders(os.path.dirname(target))
+        while not os.path.lexists(os.path.dirname(above)):  # folders to make
+            above = os.path.dirname(above)
+            made.insert(0, above)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         aside = tempfile.mkdtemp(".part", ".lab-", os.path.dirname(target))
         made.append(aside)
@@ -755,6 +751,8 @@ def write_lab(folder, exercise):
         reason = getattr(error, "strerror", None) or str(error) or "a marker is missing"
         write("demo.py --lab %s: %s\n" % (ascii(folder), reason), "stderr")
         return 1
+    finally:
+        held(signal.SIG_UNBLOCK, {signal.SIGINT})  # then it ends the run, if pressed
     steps = ("python -m unittest: each failure names the next rule to write "
              "(python demo.py works once they all pass)") if exercise else \
         "python demo.py and python -m unittest"

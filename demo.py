@@ -92,8 +92,7 @@ LISTED = 20  # the most changed questions listed for all candidates together
 
 
 def fixture_data():
-    """Return the fixture as the parts a report is made of: A, then B, k=2,
-    each case with its tags."""
+    """Return the fixture as a report's data: A, then B, k=2, cases tagged."""
     cases = {name: dict(case, tags=TAGS[name]) if name in TAGS else case
              for name, case in CASES.items()}
     return {"k": 2, "systems": ("A", "B"), "corpus": CORPUS, "cases": cases,
@@ -736,8 +735,7 @@ def write_lab(folder, exercise):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         aside = tempfile.mkdtemp(".part", ".lab-", os.path.dirname(target))
         made.append(aside)
-        umask = os.umask(0o22)  # (read by setting it, then put back)
-        os.umask(umask)
+        os.umask(umask := os.umask(0o22))  # read by setting it, then put back
         os.chmod(aside, 0o777 & ~umask)  # as a folder made new would be
         for name, text in files.items():
             with open(os.path.join(aside, name), "x", encoding="utf-8") as file:

@@ -1517,36 +1517,30 @@ class InputRules(TestCase):
         def value(depth=0):
             kind = rng.choice("tldsfqnbix" if 0 < depth < 3 else "tlsfqnbix" if not depth
                               else "qnbix")
-            if kind in "tl":
-                items = [value(depth + 1) for _ in range(rng.randint(0, 5))]
-                return tuple(items) if kind == "t" else items
-            if kind in "sf":  # of scalars, which can be hashed
-                items = [value(3) for _ in range(rng.randint(0, 5))]
-                return set(items) if kind == "s" else frozenset(items)
+            if kind in "tlsf":  # a set of scalars, which can be hashed
+                items = [value(3 if kind in "sf" else depth + 1) for _ in range(rng.randint(0, 5))]
+                return {"t": tuple, "l": list, "s": set, "f": frozenset}[kind](items)
             if kind == "d":
                 return {rng.choice(["a", "bb", 3, None]): value(depth + 1) for _ in range(3)}
             return {"q": "x\u00e9" * rng.randint(0, 50), "n": None, "b": True,
                     "i": rng.randint(-9, 10 ** 9), "x": rng.random()}[kind]
-        mine, pair = [1], ([],)  # inside themselves, as ascii() shows [...] and (...)
-        mine.insert(0, mine), pair[0].append(pair)
+        (mine := [1]).insert(0, mine), (pair := ([],))[0].append(pair)  # inside themselves
         rows = [((item,), "ok") for item in [value() for _ in range(400)] + [
-            10 ** 3000, 2 ** 9999, -0.0, 1e300, None, "", "'", "'\"", "a\n\x00\u00e9\\" * 30,
-            "q" * 90 + "'", b"q" * 90 + b"'", b"\x00'\"" * 30, ("y" * 77,), (1,), ((),),
-            [{"k" * 70: "v" * 9}], ((), [], {}, set(), frozenset(), frozenset({2})), mine,
-            pair, [mine] * 30]]
+            10 ** 3000, 2 ** 9999, -0.0, "", "'", "'\"", "a\n\x00\u00e9\\" * 30, "q" * 90 + "'",
+            b"q" * 90 + b"'", b"\x00'\"" * 30, ("y" * 77,), (1,), ((),), [{"k" * 70: "v" * 9}],
+            ((), [], {}, set(), frozenset(), frozenset({2})), mine, pair, [mine] * 30]]
         self.assertRows(lambda item: fault_of(evaluate.evaluate, inputs(case=item), "case", item),
                         rows)
 
     def test_a_value_too_large_or_too_odd_to_print_still_makes_a_one_line_message(self):
         lines = type("Lines", (), {"__repr__": lambda self: "a\nb\rc\x0b\x0c\x1c\x1d\x1e"})()
-        deep, shared = ["x"], ()  # nested beyond any recursion limit; 2 ** 80 tuples to ascii()
+        deep, shared = ["x"], ()  # past any recursion limit; 2 ** 80 tuples, each read as shown
         for count in range(5000):
             deep, shared = [deep], (shared, shared) if count < 80 else shared
         rows = [(-2 ** 10000, ("<int of 10001 bits>",)),
                 (BrokenRepr(), ("<BrokenRepr with a broken repr>",)),
-                (lines, ("a\\nb\\rc\\x0b\\x0c\\x1c\\x1d\\x1e",)),
-                (deep, ("[[[...",)), ([BrokenRepr()], ("<list with a broken repr>",)),
-                (shared, ("(((...",))]  # each read only as far as it is shown
+                (lines, ("a\\nb\\rc\\x0b\\x0c\\x1c\\x1d\\x1e",)), (shared, ("(((...",)),
+                (deep, ("[[[...",)), ([BrokenRepr()], ("<list with a broken repr>",))]
         for item, endings in rows:
             message = message_of(evaluate.evaluate, inputs(case=item))
             self.assertTrue(message.startswith("case: ") and message.endswith(endings), message)

@@ -53,7 +53,8 @@ def _start(value, room=80, within=()):
 
 
 def _shown(value):
-    """Return ascii(value) on one line, cut to 80 characters by '...'."""
+    """Return ascii(value) on one line, cut to 80 characters by '...':
+    _start() reads no more of value, so a message costs what it shows."""
     try:
         text = _start(value)
     except Exception:  # a broken __repr__ must not escape as another error

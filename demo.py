@@ -5,12 +5,11 @@
 A row says "not run" where the fixture holds no run of that system.
 """
 import sys
-
-if __name__ == "__main__":  # Ctrl-C, or a reader that stops: no traceback
+if __name__ == "__main__":  # Ctrl-C: no traceback, even while it is being set
+    sys.excepthook = lambda *error: KeyboardInterrupt in error or \
+        sys.__excepthook__(*error)
     import signal
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(getattr(signal, "SIGPIPE", signal.SIGINT), signal.SIG_DFL)
-
 from evaluate import evaluate  # noqa: E402 (after Ctrl-C is set)
 from fixtures import CASES, CORPUS, RUNS  # noqa: E402
 
@@ -93,8 +92,7 @@ LISTED = 20  # the most changed questions listed for all candidates together
 
 
 def fixture_data():
-    """Return the fixture as the parts a report is made of: A, then B, k=2,
-    each case with its tags."""
+    """Return the fixture as a report's data: A, then B, k=2, cases tagged."""
     cases = {name: dict(case, tags=TAGS[name]) if name in TAGS else case
              for name, case in CASES.items()}
     return {"k": 2, "systems": ("A", "B"), "corpus": CORPUS, "cases": cases,
@@ -591,7 +589,8 @@ def printed(given):
     if "--summary" not in given:
         result["summary"] = None  # made for the gate alone
     written = write(rendered(result, given) + "\n")
-    write("".join(line + "\n" for line in why), "stderr")
+    if not written:  # else its one line alone: the report is not there
+        write("".join(line + "\n" for line in why), "stderr")
     return written or status
 
 
@@ -617,9 +616,12 @@ def write(text, stream="stdout"):
     try:
         if output is None:  # started with it closed
             raise OSError("it is closed")
+        binary = getattr(output, "buffer", None)  # where each write's count is known
         for start in range(0, len(text), 2 ** 20):  # no copy of all of it
             chunk = text[start:start + 2 ** 20].encode("ascii", "backslashreplace")
-            output.write(chunk.decode())
+            while binary and chunk:  # a pipe takes part of it as its reader goes
+                chunk = chunk[binary.write(chunk):]  # the rest: an error then
+            output.write(chunk.decode())  # (all of it to a stream of text alone)
         output.flush()
     except OSError as error:  # closed, full or stopped: at most one line
         try:  # onto the null device: what is left in its buffer says nothing at exit
@@ -648,7 +650,8 @@ def main():
     print("\\n".join(table_lines(fixture_rows())))
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # a reader that stops early: no traceback
+    signal.signal(getattr(signal, "SIGPIPE", signal.SIGINT), signal.SIG_DFL)
     sys.exit(main())
 """
 LAB_CUTS = {  # file: the line that ends the lab's part, or None for all of it
@@ -698,15 +701,6 @@ def stubbed(source, names):
     return "\n".join(lines)
 
 
-def missing_folders(path):
-    """Return path and the folders above it that do not exist, topmost first."""
-    missing = []
-    while not os.path.lexists(path):
-        missing.insert(0, path)
-        path = os.path.dirname(path)
-    return missing
-
-
 def placed(aside, target, moved):
     """Move the folder aside to target or, when target is an empty folder
     already (whoever sits in it stays there), its files into target, each
@@ -724,20 +718,24 @@ def write_lab(folder, exercise):
     """Write the course lab into a new or empty folder, whole or not at all
     (written aside, then moved into place); return the exit status."""
     import shutil
+    import signal
     import tempfile
-    target = os.path.abspath(folder)
+    target = above = os.path.abspath(folder)
     made, moved = [], []  # what this call made: undone on any fault
+    held = getattr(signal, "pthread_sigmask", lambda *signals: None)  # not on Windows
+    held(signal.SIG_BLOCK, {signal.SIGINT})  # Ctrl-C waits: the lab whole or undone
     try:
         files = lab_files(exercise)  # all read before anything is written
         if os.path.lexists(target) and (not os.path.isdir(target)
                                         or os.listdir(target)):
             raise OSError("is not a new or empty folder")
-        made = missing_folders(os.path.dirname(target))
+        while not os.path.lexists(os.path.dirname(above)):  # folders to make
+            above = os.path.dirname(above)
+            made.insert(0, above)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         aside = tempfile.mkdtemp(".part", ".lab-", os.path.dirname(target))
         made.append(aside)
-        umask = os.umask(0o22)  # (read by setting it, then put back)
-        os.umask(umask)
+        os.umask(umask := os.umask(0o22))  # read by setting it, then put back
         os.chmod(aside, 0o777 & ~umask)  # as a folder made new would be
         for name, text in files.items():
             with open(os.path.join(aside, name), "x", encoding="utf-8") as file:
@@ -751,6 +749,8 @@ def write_lab(folder, exercise):
         reason = getattr(error, "strerror", None) or str(error) or "a marker is missing"
         write("demo.py --lab %s: %s\n" % (ascii(folder), reason), "stderr")
         return 1
+    finally:
+        held(signal.SIG_UNBLOCK, {signal.SIGINT})  # then it ends the run, if pressed
     steps = ("python -m unittest: each failure names the next rule to write "
              "(python demo.py works once they all pass)") if exercise else \
         "python demo.py and python -m unittest"

@@ -25,15 +25,40 @@ class EvaluationError(ValueError):
     """An input breaks the contract: the message names field and value."""
 
 
-def _shown(value):
-    """Return ascii(value) on one line, cut to 80 characters by '...'."""
-    if type(value) is int and value.bit_length() > 10000:
+_BRACKETS = {list: "[]", tuple: "()", dict: "{}", set: "{}",  # as ascii()
+             frozenset: ("frozenset({", "})")}  # shows them, item by item
+
+
+def _start(value, room=80, within=()):
+    """Return ascii(value) escaped or, if longer than room, a text whose
+    first room + 1 characters are its (within: the containers value is in)."""
+    kind = type(value)
+    if kind is int and value.bit_length() > 10000:
         return "<int of %d bits>" % value.bit_length()  # too long to print
+    if kind in (str, bytes) and len(value) > room:  # its quotes as ascii()
+        quotes = ("'", '"') if kind is str else (b"'", b'"')  # picks them
+        value = value[:room] + kind().join(q for q in quotes if q in value)
+    if kind not in _BRACKETS or not value:
+        return ascii(value).translate(_ESCAPES)  # as a __repr__ may hold
+    start, end = _BRACKETS[kind]
+    if id(value) in within:  # inside itself, as ascii() shows it
+        return start[-1] + "..." + end[0]
+    text, within = start, within + (id(value),)
+    for pair in value.items() if kind is dict else zip(value):  # (item,)
+        for part, after in zip(pair, (": ", ", ")[-len(pair):]):
+            if len(text) > room:  # enough to cut: the rest goes unread
+                return text
+            text += _start(part, room - len(text), within) + after
+    return text[:-2] + "," * (kind is tuple and len(value) == 1) + end
+
+
+def _shown(value):
+    """Return ascii(value) on one line, cut to 80 characters by '...':
+    _start() reads no more of value, so a message costs what it shows."""
     try:
-        text = ascii(value)
+        text = _start(value)
     except Exception:  # a broken __repr__ must not escape as another error
         return "<%s with a broken repr>" % type(value).__name__
-    text = text.translate(_ESCAPES)  # as a __repr__ of its own may hold
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -49,9 +74,8 @@ def _edits(word, target):
     for i, letter in enumerate(word, start=1):
         previous, row[0] = row[0], i
         for j, wanted in enumerate(target, start=1):
-            change = previous + (letter != wanted)
-            previous = row[j]
-            row[j] = min(row[j] + 1, row[j - 1] + 1, change)
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1,
+                                           previous + (letter != wanted))
     return row[-1]
 
 
@@ -115,11 +139,6 @@ def _check_ids(value, field, fields=None, corpus=None):
             item for item in value if item in seen or seen.add(item)))
 
 
-def _check_claim_ids(value, field, fields, corpus):
-    """Check "claim IDs": ids, whatever the corpus holds."""
-    _check_ids(value, field)
-
-
 def _check_sources(value, field, fields, corpus):
     """Check "sources": a dict from claim IDs to non-empty documents."""
     if type(value) is not dict:
@@ -163,7 +182,8 @@ _CASE_KEYS = {
     "support":    (True, True, _check_sources),  # expected claim: sources
     "optional":   (False, False, _check_sources),  # supported, not expected
     "disputed":   (False, False, _check_sources),  # one reviewer's labels
-    "rejected":   (False, False, _check_claim_ids),  # unsupported, all say
+    "rejected":   (False, False,  # unsupported, all say; claim IDs alone
+                   lambda value, field, *_: _check_ids(value, field)),
     "restricted": (False, False, _check_ids),  # not for the asker's eyes
 }
 _JUDGEMENTS = ("optional", "disputed", "rejected")  # beside "support"

@@ -1517,30 +1517,30 @@ class InputRules(TestCase):
         def value(depth=0):
             kind = rng.choice("tldsfqnbix" if 0 < depth < 3 else "tlsfqnbix" if not depth
                               else "qnbix")
-            if kind in "tl":
-                items = [value(depth + 1) for _ in range(rng.randint(0, 5))]
-                return tuple(items) if kind == "t" else items
-            if kind in "sf":  # of scalars, which can be hashed
-                items = [value(3) for _ in range(rng.randint(0, 5))]
-                return set(items) if kind == "s" else frozenset(items)
+            if kind in "tlsf":  # a set of scalars, which can be hashed
+                items = [value(3 if kind in "sf" else depth + 1) for _ in range(rng.randint(0, 5))]
+                return {"t": tuple, "l": list, "s": set, "f": frozenset}[kind](items)
             if kind == "d":
                 return {rng.choice(["a", "bb", 3, None]): value(depth + 1) for _ in range(3)}
             return {"q": "x\u00e9" * rng.randint(0, 50), "n": None, "b": True,
                     "i": rng.randint(-9, 10 ** 9), "x": rng.random()}[kind]
-        rows = [((item,), "ok") for item in (value() for _ in range(400))]
-        rows += [((10 ** 3000,), "ok"), ((2 ** 9999,), "ok")]
+        (mine := [1]).insert(0, mine), (pair := ([],))[0].append(pair)  # inside themselves
+        rows = [((item,), "ok") for item in [value() for _ in range(400)] + [
+            10 ** 3000, 2 ** 9999, -0.0, "", "'", "'\"", "a\n\x00\u00e9\\" * 30, "q" * 90 + "'",
+            b"q" * 90 + b"'", b"\x00'\"" * 30, ("y" * 77,), (1,), ((),), [{"k" * 70: "v" * 9}],
+            ((), [], {}, set(), frozenset(), frozenset({2})), mine, pair, [mine] * 30]]
         self.assertRows(lambda item: fault_of(evaluate.evaluate, inputs(case=item), "case", item),
                         rows)
 
     def test_a_value_too_large_or_too_odd_to_print_still_makes_a_one_line_message(self):
         lines = type("Lines", (), {"__repr__": lambda self: "a\nb\rc\x0b\x0c\x1c\x1d\x1e"})()
-        deep = ["x"]
-        for _ in range(5000):  # nested beyond any recursion limit
-            deep = [deep]
+        deep, shared = ["x"], ()  # past any recursion limit; 2 ** 80 tuples, each read as shown
+        for count in range(5000):
+            deep, shared = [deep], (shared, shared) if count < 80 else shared
         rows = [(-2 ** 10000, ("<int of 10001 bits>",)),
                 (BrokenRepr(), ("<BrokenRepr with a broken repr>",)),
-                (lines, ("a\\nb\\rc\\x0b\\x0c\\x1c\\x1d\\x1e",)),
-                (deep, ("<list with a broken repr>", "[[[...")), ]  # as deep as repr() goes
+                (lines, ("a\\nb\\rc\\x0b\\x0c\\x1c\\x1d\\x1e",)), (shared, ("(((...",)),
+                (deep, ("[[[...",)), ([BrokenRepr()], ("<list with a broken repr>",))]
         for item, endings in rows:
             message = message_of(evaluate.evaluate, inputs(case=item))
             self.assertTrue(message.startswith("case: ") and message.endswith(endings), message)
@@ -3044,10 +3044,10 @@ class Demo(TestCase):
     def test_help_prints_usage_and_an_option_not_understood_is_one_line_and_status_2(self):
         lab = "--exercise goes with --lab FOLDER, and --lab with no other option"
         trec = "--qrels FILE goes with --run FILE, and --k and --policy with them"
-        wrong = {("--sumary",): "'--sumary' is not an option",
+        wrong = {("--sumary", "-h"): "'--sumary' is not an option",
                  ("--summary", "--summary"): "'--summary' is given twice",
-                 ("--summary", "extra"): "'extra' is not an option",
-                 ("summary",): "'summary' is not an option", ("--data",): "'--data' needs a path",
+                 ("--summary", "extra"): "'extra' is not an option", ("--data", "-h"):
+                     "'--data' needs a path", ("summary",): "'summary' is not an option",
                  ("--data", "a.json", "--data", "b.json"): "'--data' is given twice",
                  ("--gate", "--gate"): "'--gate' is given twice", ("--exercise",): lab,
                  ("--lab", "x", "--summary"): lab, ("--lab", "x", "--data", "a"): lab,
@@ -3799,7 +3799,7 @@ class FileLimits(DataFileCase):
             self.assertRows(run, [
                 ((["--summary", "--explain"], head), (141, "")),
                 (([], closed), (74, "demo.py: cannot write the report: Bad file descriptor\n")),
-                ((["--help"], full()), (74, "demo.py: cannot write the report: No space left "
+                ((["--gate"], full()), (74, "demo.py: cannot write the report: No space left "
                                             "on device\n")),
                 (([], full(), full()), (74, ""))])
         # A full or closed standard error leaves the status of what went wrong: a gate's 3, a

@@ -1721,9 +1721,11 @@ class ManyQuestions(TestCase):
             ({"corpus": dict(CORPUS, **{"old notes": "Old."})}, "", "corpus", "old notes"),
             ({"corpus": dict(CORPUS, archive=" ")}, "", "corpus['archive']", " "),
             ({"corpus": ["launch"]}, "", "corpus", ["launch"]),
-            ({"cases": cases_with("owner", support={"aurora": ("launch",)})}, "case 'owner': ",
+            ({"cases": dict(fixture["cases"], owner=dict(
+                CASES["owner"], support={"aurora": ("launch",)}))}, "case 'owner': ",
              "case[\"support\"]['aurora']", "launch"),
-            ({"cases": cases_with("owner", restricted=("owners",))}, "case 'owner': ",
+            ({"cases": dict(fixture["cases"], owner=dict(
+                CASES["owner"], restricted=("owners",)))}, "case 'owner': ",
              'case["restricted"]', "owners")]
         self.assertRows(lambda changes, prefix, field, value: passed_on(
             prefix, evaluate.report, report_of(**changes), field, value),
@@ -1734,9 +1736,10 @@ class ManyQuestions(TestCase):
         corpus = dict(CORPUS, **{"n%d" % index: "A note." for index in range(300)})
         self.assertEqual(passed_on("", evaluate.report, report_of(
             corpus=dict(corpus, n7="")), "corpus['n7']", ""), "ok")
-        runs = runs_with("owner", A={"retrieved": ("n1", "owners", "n2"),
-                                     "claims": (("aurora", ("owners", "n250")),)},
-                         B={"retrieved": ("n299",), "claims": (("aurora", ("zeta",)),)})
+        runs = dict(four_questions()["runs"], owner=dict(  # the four questions alone
+            A={"retrieved": ("n1", "owners", "n2"),
+               "claims": (("aurora", ("owners", "n250")),)},
+            B={"retrieved": ("n299",), "claims": (("aurora", ("zeta",)),)}))
         data = four_questions(corpus=corpus, runs=runs, k=3)
 
         def cut_down(name, system):

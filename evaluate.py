@@ -1,12 +1,10 @@
 """Score one question's recorded RAG output against labels people wrote.
 
 evaluate(corpus, case, run, *, k=2) returns six values (see README.md):
-precision, recall, rr, support, coverage, abstention_correct. Inputs are
-checked first: a fault raises EvaluationError, a ValueError whose message
-starts with the field at fault and shows the value; none is changed.
-What to read: the rules, from the line "START OF THE CONTRACT OF ONE
-QUESTION" down. Above it, machinery checks the shapes of the inputs for
-validate(): you need not read it.
+precision, recall, rr, support, coverage, abstention_correct. A fault in
+an input raises EvaluationError naming the field and showing the value.
+What to read: the rules, from the comment line "START OF THE CONTRACT";
+the checks of the inputs' shapes above it you may skip.
 """
 
 __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
@@ -153,26 +151,17 @@ def _check_sources(value, field, fields, corpus):
 
 
 def _check_claims(value, field, fields, corpus):
-    """Check "claims": a tuple of at most 10,000 (claim ID, citations)
-    pairs, IDs distinct; citations are ids, outside the corpus too."""
+    """Check "claims": a tuple of (claim ID, citations) pairs, the claim
+    IDs an ID tuple; citations are ids, outside the corpus too."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
-    if len(value) > _MAX_IDS:
-        raise _invalid(field, "expected at most %s claims, got %s: %s",
-                       _MAX_IDS, len(value), value)
-    seen = set()
     for index, pair in enumerate(value):
-        where = "%s[%d]" % (field, index)
         if type(pair) is not tuple or len(pair) != 2:
-            raise _invalid(where, "expected a (claim ID, citations) pair, "
-                           "got %s", pair)
-        if not _is_id(pair[0]):
-            raise _invalid(where, "invalid claim ID %s (" + _ID_RULE + ")",
-                           pair[0])
-        if pair[0] in seen:
-            raise _invalid(where, "repeated claim ID %s", pair[0])
-        seen.add(pair[0])
-        _check_ids(pair[1], where + "[1]")
+            raise _invalid("%s[%d]" % (field, index), "expected a (claim "
+                           "ID, citations) pair, got %s", pair)
+    _check_ids(tuple(claim_id for claim_id, _ in value), field)
+    for index, (_, citations) in enumerate(value):
+        _check_ids(citations, "%s[%d][1]" % (field, index))
 
 
 # Each key of a case and of a run: must it be there, may it be None, and
@@ -295,15 +284,13 @@ def _check_counts(counts):
 
 
 def _check_k(k):
-    """Check that the cutoff k is an int from 1 to 100."""
-    # True is an int to Python, but it is not a cutoff.
+    """Check that the cutoff k is an int from 1 to 100 (True is not)."""
     if type(k) is not int or not 1 <= k <= _MAX_K:
         raise _invalid("k", "expected an int from 1 to %s, got %s", _MAX_K, k)
 
 
 # ==========================================================================
-# START OF THE CONTRACT OF ONE QUESTION: the rules, in the functions from
-# _retrieval_counts() to _lenient_reading(), then the public functions.
+# START OF THE CONTRACT OF ONE QUESTION: the rules, then public functions.
 
 def validate(corpus, case, run, k):
     """Check every input rule, in the order corpus, case, run, k; return
@@ -318,9 +305,8 @@ def validate(corpus, case, run, k):
 
 
 def _retrieval_counts(relevant, retrieved, k):
-    """Return the counts "relevant" (documents), "k" (slots), "hits"
-    (relevant documents in the top k) and "first_hit" (the best rank of a
-    hit, or None); each None but k when nobody labelled relevance."""
+    """Return the counts "relevant", "k" (fixed slots), "hits" (in the top
+    k) and "first_hit" (its best rank, or None): None but k if unlabelled."""
     if relevant is None:
         return {"relevant": None, "k": k, "hits": None, "first_hit": None}
     wanted = set(relevant)
@@ -329,7 +315,6 @@ def _retrieval_counts(relevant, retrieved, k):
              if doc_id in wanted]
     return {
         "relevant": len(relevant),
-        # Fixed slots: there are k of them, even when fewer came back.
         "k": k,
         "hits": len(ranks),
         "first_hit": ranks[0] if ranks else None,
@@ -361,9 +346,7 @@ def _values(counts):
 
 def _unsupported_because(claim_id, citations, labels, visible, corpus):
     """Return None for a supported claim, else the first rule it breaks,
-    each checked on every citation before the next: "no citation", "no
-    label", "not in the corpus", "not a labelled source", "outside the
-    top k" (not in visible)."""
+    in this order, each checked on every citation before the next."""
     # Strict citations: one good citation does not excuse a bad one.
     if not citations:
         return "no citation"
@@ -453,10 +436,9 @@ def _lenient_reading(case):
 
 
 def tally(corpus, case, run, *, k=2):
-    """Validate; return the counts behind the six values: those of
-    _retrieval_counts(), then the claims "generated", "supported",
-    "expected" and "covered", each None when its part is not there, and
-    the restricted documents "disclosed" (a count, never a score)."""
+    """Validate; return the counts behind the six values: _retrieval_counts(),
+    the claims "generated", "supported", "expected" and "covered" (None
+    without their part) and "disclosed" documents (a count, never a score)."""
     relevant, support, retrieved, claims = validate(corpus, case, run, k)
     counts = _retrieval_counts(relevant, retrieved, k)
     reasons = None if claims is None else _reasons(
@@ -494,10 +476,9 @@ def evaluate(corpus, case, run, *, k=2):
 
 
 def explain(corpus, case, run, *, k=2):
-    """Validate like evaluate(); return three tuples: "claims", each
-    claim's reason (_reasons(), told apart by _reviewed()), or None with
-    no answer or nothing to judge it; "uncovered" (_uncovered()), None
-    also when case["support"] is None; "disclosed" (_disclosed())."""
+    """Validate like evaluate(); return "claims", the reason of each claim
+    (_reviewed()), None with no answer or nothing to judge; "uncovered"
+    (_uncovered()), None also without "support"; and "disclosed"."""
     relevant, support, retrieved, claims = validate(corpus, case, run, k)
     reasons = None if claims is None else _reasons(
         corpus, case, retrieved, claims, k)

@@ -1511,6 +1511,12 @@ class InputRules(TestCase):
         self.assertEqual(fault_of(evaluate.ndcg, dict(inputs(case=case_with(grades=[2, 1])),
                                                       k=2), 'case["grades"]', [2, 1]), "ok")
 
+    def test_a_name_of_64_characters_is_read_where_65_are_refused(self):
+        cases = four_questions()["cases"]
+        longest = dict(cases["rollback"], group="g" * 64)
+        found = evaluate.report(four_questions(cases=dict(cases, rollback=longest)))
+        self.assertIn("rollback", [question["case"] for question in found["questions"]])
+
     def test_a_shown_value_is_its_ascii_repr_cut_to_80_characters(self):
         rng = random.Random(11)
 
@@ -3544,6 +3550,21 @@ class RealLogs(DataFileCase):
         self.assertIn(": but its slice mean fell, 0.50 -> 0.33 (over 10 and 30 questions "
                       "with a value) and pooled support fell, 10/20 -> 10/30: 20 questions "
                       "have a value on one side only", detail)
+
+    def test_a_slice_mean_that_holds_is_not_read_as_a_fall(self):
+        # As above, on 10 questions, half of them answered by the baseline: the slice means
+        # (0.50 over 5 and over 10) and pooled support (5/10 each) hold: no fall is read.
+        cases = {"q%d" % index: {"relevant": ("d",), "support": {"c": ("d",)}}
+                 for index in range(10)}
+        good, bad = (("c", ("d",)),), (("x", ("d",)),)
+        runs = {name: {"A": {"retrieved": ("d",), "claims": good + bad if index < 5 else ()},
+                       "B": {"retrieved": ("d",), "claims": good if index < 5 else bad}}
+                for index, name in enumerate(cases)}
+        data = {"k": 1, "systems": ("A", "B"), "corpus": {"d": "A note."}, "cases": cases,
+                "runs": runs, "policy": {"significance": {"metric": "support", "alpha": 0.05}}}
+        rule, subject, detail, readings = decision_of(data)["findings"][0]
+        self.assertIn("support rose", detail)
+        self.assertNotIn("fell", detail)
 
     def test_a_significant_fall_leads_the_findings_before_critical_and_budgets(self):
         policy = {"significance": {"metric": "recall", "alpha": 0.05},

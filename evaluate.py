@@ -1,8 +1,7 @@
 """Score one question's recorded RAG output against labels people wrote.
 
-evaluate(corpus, case, run, *, k=2) returns six values (see README.md):
-precision, recall, rr, support, coverage, abstention_correct. A fault in
-an input raises EvaluationError naming the field and showing the value.
+evaluate(corpus, case, run, *, k=2) returns six values (see README.md);
+a fault in an input raises EvaluationError naming the field and value.
 What to read: the rules, from the comment line "START OF THE CONTRACT";
 the checks of the inputs' shapes above it you may skip.
 """
@@ -247,7 +246,7 @@ def _check_corpus(corpus):
     if type(corpus) is not dict or not corpus:
         raise _invalid("corpus", "expected a dict of documents, got %s",
                        corpus)
-    # Every ID at once, as _is_id() checks one: each run has its corpus.
+    # Every ID at once, as _is_id() checks one: it runs on every call.
     joined = "".join(corpus) if {*map(type, corpus)} == {str} else "\n"
     if not (joined.isprintable() and " " not in joined
             and 0 < min(map(len, corpus)) <= max(map(len, corpus)) <= 200):
@@ -291,7 +290,6 @@ def _check_k(k):
 
 # ==========================================================================
 # START OF THE CONTRACT OF ONE QUESTION: the rules, then public functions.
-
 def validate(corpus, case, run, k):
     """Check every input rule, in the order corpus, case, run, k; return
     (relevant, support, retrieved, claims), the very objects checked."""
@@ -305,8 +303,8 @@ def validate(corpus, case, run, k):
 
 
 def _retrieval_counts(relevant, retrieved, k):
-    """Return the counts "relevant", "k" (fixed slots), "hits" (in the top
-    k) and "first_hit" (its best rank, or None): None but k if unlabelled."""
+    """Return the counts "relevant", "k" (fixed slots), "hits" (in the
+    top k), "first_hit" (best rank or None): all but k None if relevant is."""
     if relevant is None:
         return {"relevant": None, "k": k, "hits": None, "first_hit": None}
     wanted = set(relevant)
@@ -346,7 +344,9 @@ def _values(counts):
 
 def _unsupported_because(claim_id, citations, labels, visible, corpus):
     """Return None for a supported claim, else the first rule it breaks,
-    in this order, each checked on every citation before the next."""
+    each on every citation before the next: "no citation", "no label"
+    (labels: {claim ID: its sources}), "not in the corpus", "not a
+    labelled source", "outside the top k" (visible: the top k, a set)."""
     # Strict citations: one good citation does not excuse a bad one.
     if not citations:
         return "no citation"

@@ -393,8 +393,7 @@ class WorkedChecks(TestCase):
         self.assertEqual(retrieval("rollback", "B")["first_hit"], 1)
 
     def test_a_short_list_keeps_k_slots(self):
-        # rollback A returned one note for two slots: k stays 2.
-        self.assertEqual(retrieval("rollback", "A")["k"], 2)
+        self.assertEqual(retrieval("rollback", "A")["k"], 2)  # 1 note, 2 slots
 
     def test_relevant_documents_count_whether_retrieved_or_not(self):
         self.assertEqual(retrieval("rollback", "A")["relevant"], 2)
@@ -679,16 +678,18 @@ class WorkedChecks(TestCase):
         rows = [
             ((CASES["launch"],), dict(reviewed("launch"),
                                       optional={"bonus": ("launch",)})),
-            ((case_with(disputed={"switch": ("checklist",),
-                                  "extra": ("launch",)}),),
-             case_with(support=both, optional={"extra": ("launch",)})),
+            ((case_with(optional={"x": ("owners",)}, disputed={
+                "switch": ("checklist",), "x": ("launch",)}),),
+             case_with(support=both, optional={"x": ("owners", "launch")})),
             # No claim to add to "optional": no "optional" key is added.
             ((case_with(disputed={"switch": ("checklist",)}),),
              case_with(support=both)),
             ((CASES["region"],), CASES["region"]),  # rejected claims stay
             (({"relevant": (), "support": None, "disputed": {}},),  # judged
              {"relevant": (), "support": None, "optional": {}}),
-            ((CASE,), CASE)]
+            ((case_with(optional={"x": ("owners",)}, disputed={
+                "switch": ("checklist",)}),),  # "optional" is kept
+             case_with(support=both, optional={"x": ("owners",)}))]
         self.assertRows(evaluate.lenient, rows)
         self.assertIsNot(evaluate.lenient(CASE), CASE)  # a new case
 

@@ -694,9 +694,11 @@ def _strings(value, depth):
 
 def _named(corpus, case):
     """Return the documents of a checked corpus that a case names, as {ID:
-    text}."""
-    named = {}
-    for doc_id in _strings(case, 4) if type(case) is dict else ():
+    text}: in the keys a report reads, as a key it ignores names none."""
+    named, read = {}, ()
+    if type(case) is dict:
+        read = tuple(case[key] for key in _ALL_CASE_KEYS if key in case)
+    for doc_id in _strings(read, 3):
         if doc_id in corpus:
             named[doc_id] = corpus[doc_id]
     return named
@@ -2710,7 +2712,11 @@ def _as_tuples(value, depth=0):
         raise EvaluationError("is nested more than %d deep" % _MAX_DEPTH)
     items = enumerate(value) if type(value) is list else value.items()
     for key, item in items:
-        if type(item) in (list, dict):
+        empty = type(item) in (list, dict) and not item
+        if empty and depth + 1 < _MAX_DEPTH:  # [] or {}: no call's cost
+            if type(item) is list:
+                value[key] = ()  # {} stays as it is
+        elif type(item) in (list, dict):
             value[key] = _as_tuples(item, depth + 1)
     return tuple(value) if type(value) is list else value
 

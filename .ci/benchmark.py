@@ -2,7 +2,8 @@
 
     python .ci/benchmark.py            everything (several minutes on CPython 3.8)
     python .ci/benchmark.py --quick    without the 100,000-question test
-    python .ci/benchmark.py --limits   only the data files at the caps (about 15 minutes)
+    python .ci/benchmark.py --limits   only the data files at the caps (about 20 minutes)
+    python .ci/benchmark.py --trec     only TREC files at the caps (about 5 minutes)
     python .ci/benchmark.py --data FILE QUESTIONS DOCUMENTS
                                        only write the data file it times, of this size
 
@@ -265,11 +266,16 @@ def at_the_caps():
     hostile files the caps allow."""
     rows, systems, size = evaluate._MAX_ROWS, evaluate._MAX_SYSTEMS, evaluate._MAX_FILE_BYTES
     return [
+        ("22 questions, a baseline and 10 candidates moving every measure, nDCG declared",
+         lambda: moving(22, 11, disputed=False)),
+        ("the same with a disputed label a question", lambda: moving(22, 11)),
+        ("the same, 60 repeated runs of each question by each system: 14,520 runs",
+         lambda: moving(22, 11, disputed=False, repeats=60)),
         ("many questions: %d of 2 systems" % (rows // 2), lambda: many(rows // 2, 2)),
         ("many systems: %d questions of %d" % (rows // systems, systems),
          lambda: many(rows // systems, systems)),
-        ("20 tags of its own on each of 10,000 questions: refused, 100 tags in all at most",
-         lambda: tagged(10000, 2, own=True)),
+        ("20 tags of its own on each of %d questions: refused, 100 tags in all at most"
+         % (rows // 2), lambda: tagged(rows // 2, 2, own=True)),
         ("100 tags in all, 20 a question: %d questions of %d systems" % (
             rows // systems, systems), lambda: tagged(rows // systems, systems)),
         ("%d systems whose reciprocal ranks differ, rr declared: %d paired tests" % (
@@ -309,10 +315,18 @@ def at_the_caps():
     ]
 
 
-def moving(questions, systems, disputed=True):
+def moving(questions, systems, disputed=True, repeats=1):
     """Return graded questions whose runs move every measure: each run retrieves 10 of 40
-    documents at random and cites 1 to 8 claims (and the disputed one) at random."""
+    documents at random and cites 1 to 8 claims (and the disputed one), each one of 8
+    documents, 4 of them relevant; with
+    repeats, that many runs of each question by each system."""
     rng, corpus = random.Random(1), ["d%d" % index for index in range(40)]
+
+    def run(relevant):
+        return {"retrieved": rng.sample(corpus, 10),
+                "claims": [["c%d" % index, [rng.choice(relevant[:4] + corpus[:4])]]
+                           for index in range(rng.randint(1, 8))]
+                + [["z", [relevant[0]]]] * disputed}
     names = ["s%d" % index for index in range(systems)]
     data = {"k": 10, "systems": names, "cases": {}, "runs": {},
             "policy": {"significance": {"metric": "ndcg", "alpha": 0.05}}}
@@ -322,11 +336,9 @@ def moving(questions, systems, disputed=True):
             "relevant": relevant, "grades": {doc: rng.randint(1, 5) for doc in relevant},
             "support": {"c%d" % index: [doc] for index, doc in enumerate(relevant)}},
             **({"disputed": {"z": [relevant[0]]}} if disputed else {}))
-        data["runs"]["q%d" % number] = {name: {
-            "retrieved": rng.sample(corpus, 10),
-            "claims": [["c%d" % index, [rng.choice(corpus)]]
-                       for index in range(rng.randint(1, 8))]
-            + [["z", [relevant[0]]]] * disputed} for name in names}
+        data["runs"]["q%d" % number] = {
+            name: run(relevant) if repeats == 1 else [run(relevant) for _ in range(repeats)]
+            for name in names}
     return data
 
 
@@ -461,6 +473,63 @@ def of_size(size, item):
                                                  - (len(item) + 1) * count) + tail)
 
 
+def trec_lines(path, topics, depth, rng, tag=None):
+    """Write `depth` lines a topic, of documents drawn from 3,200,000: a run named tag,
+    its scores falling, or without a tag qrels of grades 1 to 3."""
+    with open(path, "w") as file:
+        for topic in topics:
+            picked = rng.sample(range(3200000), depth)
+            if tag is None:
+                file.writelines("%s 0 MARCO_D%d %d\n" % (topic, doc, rng.randint(1, 3))
+                                for doc in picked)
+            else:
+                file.writelines("%s Q0 MARCO_D%d %d %.2f %s\n" % (
+                    topic, doc, rank, 30 - rank / 100, tag) for rank, doc in enumerate(
+                        picked, start=1))
+
+
+# (what, runs, topics, run depth, relevant documents a topic, the runs one file linked)
+TREC_SHAPES = [
+    ("10,000 topics x 6 runs x 1,000 deep, 2.3 GB: refused at once", 6, 10000, 1000, 50, 1),
+    ("6 runs 1,000 deep, 500 topics, 50 relevant each", 6, 500, 1000, 50, 0),
+    ("6 runs 1,000 deep, 250 topics of 1,000 relevant: 1,500,000 label IDs read",
+     6, 250, 1000, 1000, 0),
+    ("100 runs 200 deep, 150 topics of 100 relevant: 15,000 runs in all", 100, 150, 200, 100, 0),
+    ("qrels of 1,500,000 lines (10,000 topics of 150) and a run 10 deep", 1, 10000, 10, 150, 0),
+]
+
+
+def trec_files(folder, runs, topics, depth, relevant, linked):
+    """Write the qrels and runs of a TREC shape; return the demo.py arguments, k 100."""
+    rng, names = random.Random(7), [str(1000000 + 37 * index) for index in range(topics)]
+    arguments = ["--k", "100", "--qrels", os.path.join(folder, "qrels.txt")]
+    trec_lines(arguments[-1], names, relevant, rng)
+    for index in range(runs):
+        arguments += ["--run", os.path.join(folder, "run%d.txt" % index)]
+        if linked and index:  # the same bytes again: read as other runs would be
+            os.symlink(arguments[-3], arguments[-1])
+        else:
+            trec_lines(arguments[-1], names, depth, rng, "s%d" % index)
+    return arguments
+
+
+def trec_limits(folder):
+    """Print the cost of each TREC shape: the table, --summary, and all three options."""
+    for what, *shape in TREC_SHAPES:
+        with tempfile.TemporaryDirectory(dir=folder) as inside:
+            arguments = trec_files(inside, *shape)
+            size = sum(os.path.getsize(path) for path in arguments[3::2])
+            print("TREC: %s (%.1f MB):" % (what, size / 10 ** 6), flush=True)
+            for option in ([], ["--summary"], ["--json", "--summary", "--explain"]):
+                seconds, peak, status, line = child(
+                    [sys.executable, os.path.join(ROOT, "demo.py")] + arguments + option)
+                print("    %-28s %5.1f s CPU, peak %4.0f MiB, exit %d %s" % (
+                    " ".join(option) or "(the table)", seconds, peak, status, line[-90:]),
+                    flush=True)
+                if status:
+                    break
+
+
 def child(command):
     """Return (CPU seconds, peak resident MB, exit status, first line of standard error)."""
     with tempfile.TemporaryFile() as errors:
@@ -516,9 +585,9 @@ def main(arguments):
         write_limit(int(arguments[1]), arguments[2], arguments[0] == "--real")
         return
     print("CPython %s" % sys.version.split()[0])
-    if arguments == ["--limits"]:
+    if arguments in (["--limits"], ["--trec"]):
         with tempfile.TemporaryDirectory() as folder:
-            limits(folder)
+            (limits if arguments == ["--limits"] else trec_limits)(folder)
         return
     now, then, ratio = seed_cost()
     print("evaluate() on the fixture: %.2f us a call, the seed's %.2f us: %.2f times as long"

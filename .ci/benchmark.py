@@ -14,58 +14,61 @@ Run it with the Python you use; CPython 3.8 is the slowest. It prints:
 - python demo.py --data FILE with --summary, --json --summary and --gate on
   data made like real logs (answers judged claim by claim against cited
   evidence, no relevance labels): 479 questions each answered by one of six
-  systems, 100 questions of six systems, 10,000 questions of six systems:
-  CPU seconds and peak resident MiB of each whole process, the lines of the
-  summary and its widest line;
-- --summary and the plain table on 20,000 questions sharing a corpus of
-  200,000 documents;
+  systems, 100 questions of six systems, 2,500 questions of six systems
+  (15,000 runs, the cap): CPU seconds and peak resident MiB of each whole
+  process, the lines of the summary and its widest line;
+- --summary and the plain table on 7,500 questions of two systems sharing
+  a corpus of 200,000 documents;
 - paired_test() on 100, 1,000 and 5,000 questions of realistic values and
   of ratios a/b with b up to 5,000 or 10**6, 36 moved floats, and (not
   with --quick) 100,000 questions: seconds of one call, and the peak
   memory tracemalloc counts;
 - with --limits, demo.py --data on the largest and most hostile files the
-  caps allow (30,000,000 bytes, 100 systems, 150,000 runs in all, 100 tags
-  in all), each with the table, --summary, --explain, --json and all three:
-  CPU seconds and peak resident MiB of each whole process, from os.wait4().
-  Each file is written by a process of its own.
+  caps allow (30,000,000 bytes, 100 systems, 15,000 runs in all, 1,500,000
+  label IDs read, 100 tags in all), and small files whose paired tests
+  each move 22 questions, each with the table, --summary, --explain, --json and all
+  three; with --trec, demo.py --qrels --run on TREC files at the caps
+  (150,000,000 bytes): CPU seconds and peak resident MiB of each whole
+  process, from os.wait4(). Each file is written by a process of its own.
 
 It is a measurement, not a test: nothing here passes or fails. Measured on
-CPython 3.8.18 on a 2-core machine, 2026-12-05:
+CPython 3.8.18 on a 2-core machine shared with other work, 2026-12-06:
 
-- evaluate() on the fixture: 14.1 us a call against the seed's 11.3 us,
-  1.23 times as long (on CPython 3.13: 1.55 times; on the seed's own
-  fixture, whose cases hold fewer keys to check, 1.04 and 1.32);
-- real logs, --summary / --json --summary / --gate: 479 questions, 0.1 s,
-  15 MiB, 104 lines, the widest 156; 100 x 6: 1.1 s, 19 MiB, 151 lines,
-  the widest 159; 10,000 x 6: 8.4 / 8.8 / 8.7 s, 300 / 371 / 300 MiB, 156
-  lines, the widest 160;
-- 20,000 questions: --summary 4.8 s, 255 MiB; the table 3.6 s, 243 MiB;
-- paired_test(): 100 questions, at most 0.14 s; 1,000, at most 0.21 s;
-  5,000, at most 1.0 s, peaks under 6 MiB; 100,000 arbitrary floats 22.6 s,
-  91 MiB, and ratios with b up to 10**6 21.1 s, 88 MiB: a sampled test's
-  cost grows linearly with the units that moved, for each metric and
-  candidate;
-- --limits, CPU seconds and peak MiB of the table / --summary / --explain
-  / --json / all three, each within 30 s and 2**30 bytes (1,024 MiB):
-  75,000 questions of 2 systems: 9.1 / 12.7 / 11.1 / 9.7 / 14.8 s, at
-  most 728 MiB; 1,500 questions of 100 systems: 7.8 to 11.4 s, at most
-  657 MiB; the same with 20 of 100 tags a question: 9.1 / 23.4 / 10.9 /
-  9.3 / 25.2 s, at most 695 MiB; 100 systems whose reciprocal ranks
-  differ, rr declared (99 sampled tests): 6.9 / 18.7 / 9.5 / 6.9 / 21.5 s,
-  at most 777 MiB; 10 repeated runs of 7,500 questions: 7.4 to 10.0 s, at
-  most 522 MiB; 10,000 graded questions of 5 systems, 3 runs each: 11.9 /
-  23.1 / 13.2 / 12.1 / 26.3 s, at most 735 MiB; answerable questions up to
-  the byte cap, most moved: 11.8 / 25.7 / 12.9 / 12.2 / 26.9 s, at most
-  857 MiB, the slowest; fat runs (100 retrieved, 100 claims of 5
-  citations): 7.7 to 8.3 s, 397 MiB; 50 agreed and 50 disputed labels a
-  case: 12.2 to 13.1 s, 397 MiB; 75,000 questions and the rest of the
-  bytes {"a": "bc"}: 11.4 to 16.2 s, at most 933 MiB, the most memory;
-  the byte cap filled with [] or {}: 9.8 to 15.4 s, 769 and 845 MiB;
-- refused in one line at once: 20 tags of its own on each of 10,000
-  questions (100 tags in all at most): 0.3 s, 74 MiB; 100,000,000 bytes:
-  0.0 s; NaN after 30 MB: 0.2 s, named by its place; a key repeated at
-  the end of a 1,000,000-document corpus: 0.8 s, 308 MiB; 20,001 systems:
-  0.0 s.
+- evaluate() on the fixture: 67.3 us a call against the seed's 47.6 us,
+  1.40 times as long (median of paired rounds; 1.23 on a quieter machine);
+- real logs, --summary / --json --summary / --gate: 479 questions, 0.3 s,
+  17 MiB; 100 x 6: 3.0 s, 20 MiB; 2,500 x 6: 7.5 / 7.8 / 7.6 s, 84 / 97 /
+  84 MiB, 155 lines, the widest 159;
+- 7,500 questions of 200,000 documents: --summary 6.5 s, 128 MiB; the
+  table 4.2 s, 116 MiB;
+- paired_test(): 100 questions, at most 0.37 s; 1,000, at most 0.29 s;
+  5,000, at most 1.9 s, peaks under 10 MB; 36 moved floats, exact, 0.47 s
+  (up to 114.5 MB for floats from 5e-324 to 1.8e308). Measured earlier:
+  100,000 arbitrary floats 22.6 s, 91 MiB;
+- --limits, CPU seconds and peak MiB, the slowest option of each (all
+  within 30 s and 2**30 bytes): 22 questions, a baseline and 10 candidates
+  moving every measure, 0.3 s (with disputed labels 0.4 s; with 60
+  repeated runs, 14,520 runs, 5.8 s, 95 MiB); 7,500 questions of 2
+  systems 4.5 s, 79 MiB; 150 questions of 100 systems 3.4 s; with 20 of
+  100 tags a question 4.8 s, 105 MiB; 100 systems whose reciprocal ranks
+  differ, rr declared, 6.9 s; 4 candidates with 3 graded runs each, 1,000
+  questions, 11.0 s; 7,500 graded questions of 2 systems, a disputed claim
+  each, nDCG declared, 18.5 s, 170 MiB; graded, 150 questions of 100
+  systems, 10.9 s; answerable questions to the caps 5.9 s; fat runs (100
+  retrieved, 100 claims of 5 citations) 13.5 s, 255 MiB; 50 agreed and 50
+  disputed labels a case 19.9 s, 261 MiB, the slowest; 7,500 questions
+  and the bytes of {"a": "bc"} 12.9 s, 742 MiB; the byte cap of [] 9.5 s,
+  778 MiB, of {} 17.4 s, 854 MiB, the most memory;
+- --trec, the slowest option of each: 10,000 topics x 6 runs x 1,000 deep
+  (2.3 GB) refused at once, 0.1 s; 6 runs 1,000 deep of 500 topics (116
+  MB) 10.8 s, 59 MiB; 250 topics of 1,000 relevant, 6 runs 1,000 deep
+  (1,500,000 label IDs read) 9.2 s, 86 MiB; 100 runs 200 deep of 150
+  topics (15,000 runs) 21.2 s, 218 MiB; qrels of 1,500,000 lines and a run
+  10 deep 15.6 s, 318 MiB;
+- refused in one line at once: 20 tags of its own on each of 7,500
+  questions 0.7 s; 100,000,000 bytes 0.1 s; NaN after 30 MB 0.3 s, named
+  by its place; a key repeated at the end of a 1,000,000-document corpus
+  1.6 s, 308 MiB; 20,001 systems 0.1 s.
 """
 import json
 import os
@@ -147,7 +150,7 @@ def paired_inputs(quick):
         yield "100,000 questions, %s" % kind, before, after
 
 
-def data_file(path, questions=20000, documents=200000):
+def data_file(path, questions=7500, documents=200000):
     """Write a data file of many questions that share one corpus."""
     rng = random.Random(7)
     corpus = {"d%d" % index: "Document %d." % index for index in range(documents)}
@@ -242,7 +245,7 @@ def real_logs(questions, systems, one_each=False, seed=1, claims=(2, 9)):
 REAL_LOGS = [  # label, real_logs()'s arguments
     ("479 questions, each answered by one of 6 systems", (479, 6, True)),
     ("100 questions answered by 6 systems", (100, 6, False, 2)),
-    ("10,000 questions answered by 6 systems", (10000, 6, False, 3, (1, 3))),
+    ("2,500 questions answered by 6 systems: 15,000 runs", (2500, 6, False, 3, (1, 3))),
 ]
 
 
@@ -601,7 +604,7 @@ def main(arguments):
         for option in (["--summary"], []):
             seconds, peak, status, line = child(
                 [sys.executable, os.path.join(ROOT, "demo.py"), "--data", path] + option)
-            print("python demo.py --data FILE %s(%.0f MB, 20,000 questions, 200,000 "
+            print("python demo.py --data FILE %s(%.0f MB, 7,500 questions, 200,000 "
                   "documents): %.1f s CPU, peak %.0f MiB, exit %d" % (
                       " ".join(option) + " " if option else "", size, seconds, peak, status))
     for label, before, after in paired_inputs("--quick" in arguments):

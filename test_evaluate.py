@@ -3300,6 +3300,7 @@ class DataFile(DataFileCase):
             ('[{"a": 1}, {"a": 2}]', "data: expected an object with the keys %s, got ({'a': 1}, "
                                      "{'a': 2})" % DATA_KEYS),
             (nested(63), note), (nested(64), deep), ("[" * 100000 + "]" * 100000, deep),
+            (nested(64).replace('"x"', ""), deep), (nested(63).replace('"x"', "{}"), deep),
             (data_with(polcy=POLICY), "data[\"polcy\"]: unknown key; did you mean 'policy'?"),
             ({key: value for key, value in FIXTURE_AS_JSON.items() if key != "runs"},
              "data: missing the key 'runs'"),

@@ -883,6 +883,20 @@ def decision_of(data):
     return evaluate.report(data, summary=True)["summary"]["comparisons"][0]["decision"]
 
 
+def abstaining_baseline(questions, answered):
+    """Return data where baseline A answers the first `answered` questions with a supported
+    and an unsupported claim and abstains on the rest, and B answers the first with the
+    supported claim alone and the rest with the unsupported one; support declared."""
+    cases = {"q%02d" % index: {"relevant": ("d",), "support": {"c": ("d",)}}
+             for index in range(questions)}
+    good, bad = (("c", ("d",)),), (("x", ("d",)),)
+    runs = {name: {"A": {"retrieved": ("d",), "claims": good + bad if index < answered else ()},
+                   "B": {"retrieved": ("d",), "claims": good if index < answered else bad}}
+            for index, name in enumerate(cases)}
+    return {"k": 1, "systems": ("A", "B"), "corpus": {"d": "A note."}, "cases": cases,
+            "runs": runs, "policy": {"significance": {"metric": "support", "alpha": 0.05}}}
+
+
 def undisclosing(**changes):
     """Return the four original cases, owner's archive not restricted, some cases replaced."""
     return dict(four_questions()["cases"], owner=dict(CASES["owner"], restricted=()), **changes)
@@ -2253,8 +2267,8 @@ class Policy(TestCase):
         alone = evaluate.report(data, summary=True)["summary"]["policy"]["baseline_alone"]
         self.assertEqual([alone["accepted"], alone["strict"]["accepted"],
                           alone["lenient"]["accepted"]], [None] * 3)
-        self.assertIn("baseline A checked alone (no rule), plan 'both': none, as no rule of the policy "
-                      "could be checked (strict: 0 broken, 0 held; lenient: 0 broken, 0 held); "
+        self.assertIn("baseline A checked alone (no rule), plan 'both': none, as no rule of the "
+                      "policy could be checked (strict: 0 broken, 0 held; lenient: 0 broken, 0 held); "
                       "both readings agree", unwrapped(text_of(data, "--summary")).splitlines())
 
     def test_the_decision_takes_the_readings_its_plan_names(self):
@@ -3536,15 +3550,7 @@ class RealLogs(DataFileCase):
         # The baseline abstains on 20 of 30 questions (support n/a); the candidate answers
         # them with an unsupported claim and does better on the other 10: the paired test
         # alone would accept it (+0.50, p = 1/512).
-        cases = {"q%02d" % index: {"relevant": ("d",), "support": {"c": ("d",)}}
-                 for index in range(30)}
-        good, bad = (("c", ("d",)),), (("x", ("d",)),)
-        runs = {name: {"A": {"retrieved": ("d",), "claims": good + bad if index < 10 else ()},
-                       "B": {"retrieved": ("d",), "claims": good if index < 10 else bad}}
-                for index, name in enumerate(cases)}
-        data = {"k": 1, "systems": ("A", "B"), "corpus": {"d": "A note."}, "cases": cases,
-                "runs": runs, "policy": {"significance": {"metric": "support", "alpha": 0.05}}}
-        decided = decision_of(data)
+        decided = decision_of(abstaining_baseline(30, answered=10))
         rule, subject, detail, readings = decided["findings"][0]
         self.assertEqual((decided["accepted"], rule), (False, "significance"))
         self.assertIn("support rose: mean +0.50 over 10 of 30 questions, p = 1/512 (exact)",
@@ -3556,15 +3562,8 @@ class RealLogs(DataFileCase):
     def test_a_slice_mean_that_holds_is_not_read_as_a_fall(self):
         # As above, on 10 questions, half of them answered by the baseline: the slice means
         # (0.50 over 5 and over 10) and pooled support (5/10 each) hold: no fall is read.
-        cases = {"q%d" % index: {"relevant": ("d",), "support": {"c": ("d",)}}
-                 for index in range(10)}
-        good, bad = (("c", ("d",)),), (("x", ("d",)),)
-        runs = {name: {"A": {"retrieved": ("d",), "claims": good + bad if index < 5 else ()},
-                       "B": {"retrieved": ("d",), "claims": good if index < 5 else bad}}
-                for index, name in enumerate(cases)}
-        data = {"k": 1, "systems": ("A", "B"), "corpus": {"d": "A note."}, "cases": cases,
-                "runs": runs, "policy": {"significance": {"metric": "support", "alpha": 0.05}}}
-        rule, subject, detail, readings = decision_of(data)["findings"][0]
+        found = decision_of(abstaining_baseline(10, answered=5))["findings"][0]
+        rule, subject, detail, readings = found
         self.assertIn("support rose", detail)
         self.assertNotIn("fell", detail)
 

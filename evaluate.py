@@ -303,8 +303,8 @@ def validate(corpus, case, run, k):
 
 
 def _retrieval_counts(relevant, retrieved, k):
-    """Return the counts "relevant", "k" (fixed slots), "hits" (in the
-    top k), "first_hit" (best rank or None): all but k None if relevant is."""
+    """Return the counts "relevant", "k" (fixed slots), "hits" (in the top
+    k), "first_hit" (best rank or None): None but k if relevant is None."""
     if relevant is None:
         return {"relevant": None, "k": k, "hits": None, "first_hit": None}
     wanted = set(relevant)

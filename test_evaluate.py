@@ -2268,8 +2268,9 @@ class Policy(TestCase):
         self.assertEqual([alone["accepted"], alone["strict"]["accepted"],
                           alone["lenient"]["accepted"]], [None] * 3)
         self.assertIn("baseline A checked alone (no rule), plan 'both': none, as no rule of the "
-                      "policy could be checked (strict: 0 broken, 0 held; lenient: 0 broken, 0 held); "
-                      "both readings agree", unwrapped(text_of(data, "--summary")).splitlines())
+                      "policy could be checked (strict: 0 broken, 0 held; lenient: 0 broken, "
+                      "0 held); both readings agree",
+                      unwrapped(text_of(data, "--summary")).splitlines())
 
     def test_the_decision_takes_the_readings_its_plan_names(self):
         def accepted(plan, strict, loose):  # launch is critical, and only launch moves

@@ -5,11 +5,9 @@
 A row says "not run" where the fixture holds no run of that system.
 """
 import sys
-if __name__ == "__main__":  # Ctrl-C: no traceback, even while it is being set
+if __name__ == "__main__":  # Ctrl-C: no traceback, then Python ends by SIGINT
     sys.excepthook = lambda *error: KeyboardInterrupt in error or \
         sys.__excepthook__(*error)
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 from evaluate import evaluate  # noqa: E402 (after Ctrl-C is set)
 from fixtures import CASES, CORPUS, RUNS  # noqa: E402
 
@@ -651,6 +649,7 @@ def main():
 
 
 if __name__ == "__main__":  # a reader that stops early: no traceback
+    import signal
     signal.signal(getattr(signal, "SIGPIPE", signal.SIGINT), signal.SIG_DFL)
     sys.exit(main())
 """
@@ -759,4 +758,7 @@ def write_lab(folder, exercise):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:]:  # a report or a lab: Ctrl-C ends it at once, unwinding nothing
+        import signal  # (not for the plain table: it starts faster without it)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     sys.exit(main())

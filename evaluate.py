@@ -2744,16 +2744,26 @@ def _trec_fault(path, number, template, *values):
                     *values)
 
 
+def _undecoded(path):
+    """Return the number of the first line of a file not in UTF-8."""
+    with open(path, "rb") as file:
+        for number, line in enumerate(file, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                return number
+    return 1  # (the file changed while it was read)
+
+
 def _trec_lines(path):
     """Yield (line number, fields) of each line of a TREC file, its fields
     split on any whitespace."""
-    number = 0
     try:
         with open(path, encoding="utf-8") as file:
             for number, line in enumerate(file, start=1):
                 yield number, line.split()
-    except UnicodeDecodeError as error:
-        raise _trec_fault(path, number + 1, "not UTF-8 text: %s",
+    except UnicodeDecodeError as error:  # its decoder reads ahead of lines
+        raise _trec_fault(path, _undecoded(path), "not UTF-8 text: %s",
                           error.reason) from None
     except OSError as error:
         raise EvaluationError("%s: cannot be read: %s" % (

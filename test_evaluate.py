@@ -2708,6 +2708,10 @@ def first_relevant(case, run, k):
 class OnePlace(TestCase):
     """A measure is one entry of MEASURES: the report takes it everywhere."""
 
+    def test_all_lists_every_public_name_of_the_module_and_nothing_else(self):
+        public = sorted(name for name in vars(evaluate) if not name.startswith("_"))
+        self.assertEqual(sorted(evaluate.__all__), public)
+
     def test_a_measure_added_to_measures_reaches_rows_means_tests_policy_and_text(self):
         evaluate.MEASURES["first"] = {"label": "first@1", "value": first_relevant,
                                       "n/a": "nothing is labelled relevant"}
@@ -3666,13 +3670,38 @@ class TrecFiles(TestCase):
             "baseline A checked alone: some rule does not hold, first: disclosure owner "
             "(1 restricted document in the top k or cited), and 4 more broken"]))
 
+    def test_notes_for_report_are_at_most_10_printable_lines_of_300_characters(self):
+        data, fault = self.data(), "notes: expected a tuple of at most 10 lines of text, got "
+        for notes, refused in ((("n" * 300,) * 10, False), (("n",) * 11, True),
+                               (("n" * 301,), True), (("n\n",), True), (["n"], True)):
+            with self.subTest(notes=notes[:2]):
+                message = message_of(evaluate.report, {"data": dict(data, notes=notes)})
+                self.assertEqual(message and message[:len(fault)], fault if refused else None)
+
+    def test_topics_left_out_are_counted_and_the_first_five_named(self):
+        five = "'T9', 'T10', 'T11', 'T12', 'T13'"
+        for count, named in ((1, "'T9'"), (5, five), (6, five + ", ...")):
+            run = RUN_FILE + "".join("T%d Q0 z 1 1 bm25\n" % topic
+                                     for topic in range(10, 9 + count))
+            with self.subTest(count=count):
+                self.assertEqual(self.data(run=run)["notes"][0], "left out, as trec_eval "
+                                 "leaves them: %d run topic%s the qrels do not have (%s)" % (
+                                     count, "s" * (count > 1), named))
+
     def test_a_run_whose_tag_is_taken_or_no_name_is_named_by_its_file(self):
         long_tag = RUN_FILE.replace("bm25", "t" * 65)
         qrels, *runs = self.files(qrels=QRELS, run0=RUN_FILE, run1=RUN_FILE, run2=long_tag)
         data = evaluate.load_trec(qrels, runs)
         self.assertEqual(data["systems"], ("bm25", "run1", "run2"))
-        self.assertEqual([note.split(": its tag")[1][:30] for note in data["notes"][:2]],
-                         [" 'bm25' is another run's", " '" + "t" * 28])
+        self.assertEqual([note.replace(os.path.dirname(runs[0]) + os.sep, "")
+                          for note in data["notes"][:2]], [
+            "run run1 named by its file: its tag 'bm25' is another run's",
+            "run run2 named by its file: its tag '%s' is no name (%s)" % (
+                "t" * 65, "names are 1 to 64 printable ASCII characters, no spaces")])
+        taken = message_of(evaluate.load_trec, {"qrels": qrels, "runs": runs[:2] + runs[1:2]})
+        self.assertEqual(taken, "%s: its tag 'bm25' and its file's name are taken or no "
+                         "names (names are 1 to 64 printable ASCII characters, no spaces)"
+                         % runs[1])
 
     def test_each_fault_of_a_trec_file_is_one_line_naming_the_file_and_the_line(self):
         grade = "expected 'topic iteration document grade', the grade whole, got "
@@ -3701,6 +3730,15 @@ class TrecFiles(TestCase):
             return message.replace(os.path.dirname(paths[0]) + os.sep, "")
         self.assertRows(fault, [(row[:2], row[2]) for row in rows])
         qrels, run = self.files(qrels=QRELS, run=RUN_FILE)
+        with open(run, "ab") as file:
+            file.write(b"T9 Q0 \xff 2 1 bm25\n")
+        gone, folder = os.path.join(os.path.dirname(run), "gone"), os.path.dirname(run)
+        self.assertRows(lambda *runs: message_of(evaluate.load_trec, {
+            "qrels": qrels, "runs": runs}), [
+            ((run,), "%s, line 9: not UTF-8 text: 'invalid start byte'" % run),
+            ((gone,), "%s: cannot be read: No such file or directory" % gone),
+            ((folder,), "%s: is not a regular file" % folder),
+            ((run + "\n",), "%r: cannot be read: No such file or directory" % (run + "\n"))])
         os.truncate(run, 150 * 10 ** 6)  # a sparse file: refused unread
         self.assertEqual(message_of(evaluate.load_trec, {"qrels": qrels, "runs": [run]}), (
             "TREC files: hold %d bytes together, more than 150000000, the most read"

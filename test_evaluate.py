@@ -1448,6 +1448,7 @@ ACCEPTED = [
     ("free keys three letters from every known key",
      inputs(case=case_with(supp=1, query="?", restarted=1), run=run_with(model="m1"))),
     ("a key beyond ASCII a letter from a known one", case_input(**{"gr\u00e4des": 1})),
+    ("a key beyond ASCII a letter from a case key", case_input(**{"supp\u00f6rt": 1})),
     ("10,000 restricted documents", inputs(corpus=CORPUS_CAP, run=NOTHING,
                                            case=dict(CASES["region"], restricted=IDS_CAP))),
 ]
@@ -1458,6 +1459,51 @@ BAD_IDS = ["", ID_200 + "x", "rollback\n", "roll back", "roll\tback", "\u00a0rol
 
 class InputRules(TestCase):
     """Each input rule rejects what breaks it and accepts its nearest neighbour."""
+
+    def test_each_rule_of_one_question_says_what_it_expected_in_its_own_words(self):
+        agreed = 'case["support"] or case["optional"]'
+        ids = "(IDs are strings of 1 to 200 printable characters, no whitespace)"
+        rows = [
+            (inputs(case={1: ()}), "case: expected keys that are str, got 1"),
+            (inputs(case=None), "case: expected a dict, got None"),
+            (inputs(run={"claims": ()}), 'run["retrieved"]: missing from {\'claims\': ()}'),
+            (inputs(k=0), "k: expected an int from 1 to 100, got 0"),
+            (run_input(retrieved="a"), 'run["retrieved"]: expected a tuple, got \'a\''),
+            (run_input(retrieved=("a b",)), 'run["retrieved"]: invalid ID \'a b\' ' + ids),
+            (run_input(retrieved=("zeta",)), 'run["retrieved"]: unknown document \'zeta\''),
+            (run_input(retrieved=("owners",) * 2), 'run["retrieved"]: repeated ID \'owners\''),
+            (run_input(claims=("x",)), 'run["claims"][0]: expected a (claim ID, citations) '
+                                       "pair, got 'x'"),
+            (case_input(support=[]), 'case["support"]: expected a dict, got []'),
+            (case_input(support={}), 'case["support"]: expected claims for case["relevant"] '
+                                     "('rollback', 'checklist'), got {}"),
+            (case_input(support={"x": ()}), 'case["support"][\'x\']: expected at least one '
+                                            "source, got ()"),
+            (case_input(support={"x": ("launch",)}), 'case["support"][\'x\']: source '
+                                                     "'launch' is not in case[\"relevant\"]"),
+            (case_input(disputed={"switch": ("rollback",)}), 'case["disputed"][\'switch\']: '
+                                                             "source 'rollback' is also in "
+                                                             + agreed),
+            (case_input(optional={"smoke": ("launch",)}), 'case["optional"]: claim \'smoke\' '
+                                                          'is also in case["support"]'),
+            (case_input(rejected=("smoke",)), 'case["rejected"]: claim \'smoke\' has sources '
+                                              'in case["support"], case["optional"] or '
+                                              'case["disputed"]'),
+            (case_input(restricted=("checklist",)), 'case["restricted"]: document '
+                                                    "'checklist' is in case[\"relevant\"]"),
+            (inputs(corpus=[]), "corpus: expected a dict of documents, got []"),
+            (inputs(corpus={"a b": "x"}), "corpus: invalid ID 'a b' " + ids),
+            (inputs(corpus=dict(CORPUS, archive=" ")), "corpus['archive']: expected a text "
+                                                       "that is not blank, or None, got ' '")]
+        self.assertRows(lambda arguments: message_of(evaluate.evaluate, arguments),
+                        [((arguments,), message) for arguments, message in rows])
+        counts = evaluate.tally(**inputs())
+        self.assertRows(lambda counted: message_of(evaluate.scores, {"counts": counted}), [
+            (([],), "counts: expected a dict of the keys tally() gives, got []"),
+            ((dict(counts, hits=-1),), 'counts["hits"]: expected an int from 0 to 10000, '
+                                       "got -1"),
+            ((dict(counts, hits=None),), 'counts["hits"]: expected None exactly when '
+                                         'counts["relevant"] is None, got None')])
 
     def test_each_fault_names_its_field_and_value_from_every_entry_point_and_changes_nothing(self):
         def rejected(what, function, arguments, field, *values):
@@ -1526,6 +1572,11 @@ class InputRules(TestCase):
         self.assertRows(fault, rows)
         self.assertEqual(fault_of(evaluate.ndcg, dict(inputs(case=case_with(grades=[2, 1])),
                                                       k=2), 'case["grades"]', [2, 1]), "ok")
+        edges = case_with(tags=tuple("t%d" % index for index in range(20)),
+                          grades={"rollback": 100, "checklist": 1})  # the caps, each read
+        found = evaluate.report(four_questions(cases=dict(four_questions()["cases"],
+                                                          rollback=edges)))
+        self.assertEqual(found["questions"][1]["systems"]["B"]["scores"]["ndcg"], 1.0)
 
     def test_a_name_of_64_characters_is_read_where_65_are_refused(self):
         cases = four_questions()["cases"]
@@ -2068,6 +2119,20 @@ def significance_detail(mean, p, alpha=0.05, metric="coverage", pairs="6 of 6", 
 
 class Policy(TestCase):
     """report() applies each rule a policy declares, and validates the policy strictly."""
+
+    def test_a_question_a_rule_names_and_a_system_did_not_run_is_broken_or_unchecked(self):
+        policy, both = {"must_abstain": ("region",), "critical": ("launch",)}, "AB"
+        rows = [(("A", "A"), ([("critical", "launch", "the candidate did not run it", "both"),
+                               ("must_abstain", "region", "the system did not run it",
+                                "both")], [])),
+                (("B", "AB"), ([], [("critical", "the baseline did not run it")]))]
+
+        def found(launch, region):
+            decided = decision_of(four_questions(policy=policy, runs=split_runs(
+                launch=launch, region=region, rollback=both, owner=both)))
+            return ([finding for finding in decided["findings"] if finding[0] != "disclosure"],
+                    decided["strict"]["unchecked"])
+        self.assertRows(found, rows)
 
     def test_under_the_fixture_policy_a_alone_breaks_four_rules_b_two_and_both_disclose(self):
         self.assertEqual(list(POLICY), ["critical", "min_coverage", "unsupported_budget",
@@ -3478,6 +3543,17 @@ class RealLogs(DataFileCase):
             self.assertEqual(row, alone)
         self.assertEqual(summary["comparisons"][0], two["summary"]["comparisons"][0])
         self.assertIn("not run by C: 2 questions (owner, region)", text_of(three, "--summary"))
+
+    def test_the_questions_a_system_did_not_run_are_counted_and_the_first_ten_named(self):
+        names = ["q%02d" % index for index in range(12)]
+        for unrun in (10, 11):
+            data = {"k": 1, "systems": ("A", "B"), "corpus": {"d": "A note."}, "policy": None,
+                    "cases": {name: {"relevant": ("d",), "support": None} for name in names},
+                    "runs": {name: {"A": NOTHING, "B": NOTHING} if index >= unrun else
+                             {"A": NOTHING} for index, name in enumerate(names)}}
+            with self.subTest(unrun=unrun):
+                self.assertEqual(summary_of(**data)["not_run"]["B"], {
+                    "count": unrun, "cases": names[:10]})
 
     def test_where_nothing_pairs_the_first_lines_say_so_and_the_gate_exits_with_3(self):
         alone = four_questions(runs=split_runs(launch="A", owner="A", rollback="B", region="B"),

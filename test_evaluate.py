@@ -3529,6 +3529,19 @@ class RealLogs(DataFileCase):
                           evaluate.evaluate(CORPUS, graded, RUNS["launch"]["A"])["coverage"]],
                          [None, 1.0])
 
+    def test_past_10_candidates_each_is_tested_on_the_declared_measure_alone(self):
+        declared = {"significance": {"metric": "support", "alpha": 0.05}}
+        for count, tested in ((10, ["precision", "recall", "rr", "support", "coverage"]),
+                              (11, ["support"])):
+            names = tuple("B%d" % index for index in range(count))
+            runs = {name: dict(A=RUNS[name]["A"], **dict.fromkeys(names, RUNS[name]["B"]))
+                    for name in FOUR}
+            comparisons = summary_of(systems=("A",) + names, runs=runs,
+                                     policy=declared)["comparisons"]
+            with self.subTest(count=count):
+                self.assertEqual([list(compared["paired_tests"]) for compared in comparisons],
+                                 [tested] * count)
+
     def test_a_system_not_run_on_some_questions_is_compared_on_the_others_alone(self):
         three = four_questions(systems=("A", "B", "C"), runs=dict(four_questions()["runs"], **{
             name: dict(RUNS[name], C=RUNS[name]["A"]) for name in ("launch", "rollback")}))

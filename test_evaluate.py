@@ -1993,7 +1993,8 @@ class Comparison(TestCase):
                 ((Fraction(1, 1000),), "1/1000"), ((Fraction(1, 1001),), "0.001"),
                 ((Fraction(1.5e-300),), "1.5e-300"), ((Fraction(1e-300),), "below 1e-300"),
                 ((Fraction(1, 11), "sampled"), "0.091"),  # 1091/12001, sampled, is no 1/11
-                ((Fraction(1, 2 ** 40),), "9.1e-13"), ((Fraction(1, 2 ** 1200),), "below 1e-300")]
+                ((Fraction(1, 2 ** 40),), "9.1e-13"), ((Fraction(1, 2 ** 1200),), "below 1e-300"),
+                ((0,), "0"), ((1,), "1")]
         self.assertRows(evaluate.p_text, rows)
         faults = [(({"p": p},), "p: expected a number from 0 to 1, got %r" % (p,))
                   for p in ("1/2", None, -0.5, 1.5, float("nan"), True)]
@@ -2562,6 +2563,12 @@ EXPECTED_PAIRED = dict(
 
 class PairedTest(TestCase):
     """paired_test() is an exact sign-flip test with the question as its unit."""
+
+    def test_normal_p_is_the_normal_laws_two_sided_tail_at_the_sum(self):
+        before, after = dict.fromkeys("abc", 0.0), {"a": 1.0, "b": 0.5, "c": -0.25}
+        variance = 1 + 0.5 ** 2 + 0.25 ** 2  # the differences over the largest, squared
+        self.assertEqual(evaluate.paired_test(before, after)["normal_p"],
+                         math.erfc(1.25 / math.sqrt(2 * variance)))
 
     def test_fixture_differences_from_a_to_b(self):
         a, b = fixture_scores("A"), fixture_scores("B")
@@ -3653,6 +3660,19 @@ class RealLogs(DataFileCase):
         self.assertIn(": but its slice mean fell, 0.50 -> 0.33 (over 10 and 30 questions "
                       "with a value) and pooled support fell, 10/20 -> 10/30: 20 questions "
                       "have a value on one side only", detail)
+
+    def test_pooled_support_that_falls_over_as_many_claims_is_read_as_a_fall(self):
+        # One claim on q0, three on q1: A 0/1 and 3/3, B 1/1 and 1/3. The means rise,
+        # 0.50 -> 0.67, as pooled support falls, 3/4 -> 2/4.
+        good, bad = [(claim, ("d",)) for claim in "cef"], [(claim, ("d",)) for claim in "xy"]
+        runs = {"q0": {"A": bad[:1], "B": good[:1]}, "q1": {"A": good, "B": good[:1] + bad}}
+        data = {"k": 1, "systems": ("A", "B"), "corpus": {"d": "A note."}, "cases": dict.fromkeys(
+            runs, {"relevant": ("d",), "support": dict.fromkeys("cef", ("d",))}),
+                "runs": {name: {system: {"retrieved": ("d",), "claims": tuple(claims)}
+                                for system, claims in ran.items()} for name, ran in runs.items()},
+                "policy": {"significance": {"metric": "support", "alpha": 0.05}}}
+        detail = decision_of(data)["findings"][0][2]
+        self.assertTrue(detail.endswith(": but pooled support fell, 3/4 -> 2/4"), detail)
 
     def test_a_slice_mean_that_holds_is_not_read_as_a_fall(self):
         # As above, on 10 questions, half of them answered by the baseline: the slice means

@@ -1599,19 +1599,19 @@ class InputRules(TestCase):
         (mine := [1]).insert(0, mine), (pair := ([],))[0].append(pair)  # inside themselves
         rows = [((item,), "ok") for item in [value() for _ in range(400)] + [
             10 ** 3000, 2 ** 9999, -0.0, "", "'", "'\"", "a\n\x00\u00e9\\" * 30, "q" * 90 + "'",
-            b"q" * 90 + b"'", b"\x00'\"" * 30, ("y" * 77,), (1,), ((),), [{"k" * 70: "v" * 9}],
+            b"q" * 90 + b"'", b"\x00'\"" * 30, "q" * 90 + "'\"", b"q" * 90 + b"'\"", ("y" * 77,), (1,), ((),), [{"k" * 70: "v" * 9}],
             ((), [], {}, set(), frozenset(), frozenset({2})), mine, pair, [mine] * 30]]
         self.assertRows(lambda item: fault_of(evaluate.evaluate, inputs(case=item), "case", item),
                         rows)
 
     def test_a_value_too_large_or_too_odd_to_print_still_makes_a_one_line_message(self):
-        lines = type("Lines", (), {"__repr__": lambda self: "a\nb\rc\x0b\x0c\x1c\x1d\x1e"})()
+        lines = type("Lines", (), {"__repr__": lambda self: "\ta\nb\rc\x0b\x0c\x1c\x1e\x7f"})()
         deep, shared = ["x"], ()  # past any recursion limit; 2 ** 80 tuples, each read as shown
         for count in range(5000):
             deep, shared = [deep], (shared, shared) if count < 80 else shared
         rows = [(-2 ** 10000, ("<int of 10001 bits>",)),
                 (BrokenRepr(), ("<BrokenRepr with a broken repr>",)),
-                (lines, ("a\\nb\\rc\\x0b\\x0c\\x1c\\x1d\\x1e",)), (shared, ("(((...",)),
+                (lines, ("\\ta\\nb\\rc\\x0b\\x0c\\x1c\\x1e\\x7f",)), (shared, ("(((...",)),
                 (deep, ("[[[...",)), ([BrokenRepr()], ("<list with a broken repr>",))]
         for item, endings in rows:
             message = message_of(evaluate.evaluate, inputs(case=item))
@@ -2357,7 +2357,10 @@ class Policy(TestCase):
         self.assertRows(accepted, rows)  # nothing disputed: the strict reading decides
 
     def test_each_fault_in_a_policy_raises_an_exact_message(self):
-        rules = rules_named()  # as the module names them
+        rules = rules_named()  # as the module names them: the README's six, then any added
+        six = ("('critical', 'min_coverage', 'must_abstain', 'unsupported_budget', "
+               "'unsupported_rate', 'significance'")
+        self.assertEqual(rules[:len(six)], six)
 
         def significance(**fields):
             return {"significance": dict({"metric": "coverage", "alpha": 0.05}, **fields)}
@@ -3577,6 +3580,9 @@ class RealLogs(DataFileCase):
     def test_where_nothing_pairs_the_first_lines_say_so_and_the_gate_exits_with_3(self):
         alone = four_questions(runs=split_runs(launch="A", owner="A", rollback="B", region="B"),
                                cases=undisclosing())
+        ran = [[system for system, row in question["systems"].items() if row]
+               for question in evaluate.report(alone)["questions"]]
+        self.assertEqual(ran, [["A"], ["B"], ["A"], ["B"]])  # each row as its system ran
         status, out, err = demo_output("--data", self.write(alone), "--gate", "--summary")
         self.assertEqual((status, out.splitlines()[1]), (
             3, "B against A: no question was run by both: nothing compared"))
@@ -3705,6 +3711,7 @@ class RealLogs(DataFileCase):
         data["runs"] = dict(data["runs"], q0=dict(runs, B=(runs["B"],) * 2))
         judged = decision_of(data)["strict"]
         detail = [finding for finding in judged["held"] if finding[0] == "significance"]
+        self.assertIn("recall rose: mean +0.30 over 10 of 10 questions", str(detail))
         self.assertIn("more runs on one side than the other on 1 of the questions (unequal "
                       "runs can favour either side)", str(detail))
 
@@ -3847,6 +3854,10 @@ class TrecFiles(TestCase):
             ((gone,), "%s: cannot be read: No such file or directory" % gone),
             ((folder,), "%s: is not a regular file" % folder),
             ((run + "\n",), "%r: cannot be read: No such file or directory" % (run + "\n"))])
+        self.assertEqual([message_of(evaluate.load_trec, paths) for paths in (
+            {"qrels": qrels, "runs": run}, {"qrels": 1, "runs": [run]})], [
+            "runs: expected a list of paths, got %r" % run,
+            "path: expected the path of a file, got 1"])
         os.truncate(run, 150 * 10 ** 6)  # a sparse file: refused unread
         self.assertEqual(message_of(evaluate.load_trec, {"qrels": qrels, "runs": [run]}), (
             "TREC files: hold %d bytes together, more than 150000000, the most read"

@@ -1470,6 +1470,11 @@ class InputRules(TestCase):
             (run_input(retrieved="a"), 'run["retrieved"]: expected a tuple, got \'a\''),
             (run_input(retrieved=("a b",)), 'run["retrieved"]: invalid ID \'a b\' ' + ids),
             (run_input(retrieved=("zeta",)), 'run["retrieved"]: unknown document \'zeta\''),
+            (run_input(retrieved=("a" * 99,)), 'run["retrieved"]: unknown document \'' + "a" * 76
+             + "..."),  # 80 characters shown: a quote, 76 letters, "..."
+            (inputs(corpus=CORPUS_CAP, case=CASES["region"], run=run_with(retrieved=IDS_OVER)),
+             'run["retrieved"]: expected at most 10000 IDs, got 10001: (\'MARCO_D0\', '
+             "'MARCO_D1', 'MARCO_D2', 'MARCO_D3', 'MARCO_D4', 'MARCO_D5', 'MAR..."),
             (run_input(retrieved=("owners",) * 2), 'run["retrieved"]: repeated ID \'owners\''),
             (run_input(claims=("x",)), 'run["claims"][0]: expected a (claim ID, citations) '
                                        "pair, got 'x'"),
@@ -1576,6 +1581,10 @@ class InputRules(TestCase):
         found = evaluate.report(four_questions(cases=dict(four_questions()["cases"],
                                                           rollback=edges)))
         self.assertEqual(found["questions"][1]["systems"]["B"]["scores"]["ndcg"], 1.0)
+        zero = four_questions(cases=dict(four_questions()["cases"], rollback=case_with(
+            grades={"rollback": 0, "checklist": 1})))
+        self.assertEqual(message_of(evaluate.report, {"data": zero}), "case 'rollback': "
+                         "case[\"grades\"]['rollback']: expected an int from 1 to 100, got 0")
 
     def test_a_name_of_64_characters_is_read_where_65_are_refused(self):
         cases = four_questions()["cases"]
@@ -1599,7 +1608,8 @@ class InputRules(TestCase):
         (mine := [1]).insert(0, mine), (pair := ([],))[0].append(pair)  # inside themselves
         rows = [((item,), "ok") for item in [value() for _ in range(400)] + [
             10 ** 3000, 2 ** 9999, -0.0, "", "'", "'\"", "a\n\x00\u00e9\\" * 30, "q" * 90 + "'",
-            b"q" * 90 + b"'", b"\x00'\"" * 30, "q" * 90 + "'\"", b"q" * 90 + b"'\"", ("y" * 77,), (1,), ((),), [{"k" * 70: "v" * 9}],
+            b"q" * 90 + b"'", b"\x00'\"" * 30, "q" * 90 + "'\"", b"q" * 90 + b"'\"",
+            ("y" * 77,), (1,), ((),), [{"k" * 70: "v" * 9}],
             ((), [], {}, set(), frozenset(), frozenset({2})), mine, pair, [mine] * 30]]
         self.assertRows(lambda item: fault_of(evaluate.evaluate, inputs(case=item), "case", item),
                         rows)

@@ -1209,6 +1209,17 @@ class Readings(TestCase):
             (({"extra": ("checklist",)}, {"critical": ("launch", "owner")}), bonus)]
         self.assertRows(depends_on, rows)
 
+    def test_a_finding_on_the_unanswerable_slice_names_the_disputed_labels_there(self):
+        # On region, which nobody should answer, B claims what only a disputed label
+        # supports: its budget breaks in the strict reading alone.
+        guess = {"retrieved": ("launch",), "claims": (("guess", ("launch",)),)}
+        cases = undisclosing(region=dict(CASES["region"], disputed={"guess": ("launch",)}))
+        runs = dict(four_questions()["runs"], region={"A": NOTHING, "B": guess})
+        decided = decision_of(four_questions(cases=cases, runs=runs, policy={
+            "unsupported_budget": {"unanswerable": 0}}))
+        self.assertEqual((decided["accepted"], decided["depends_on"]),
+                         (False, [("region", "guess", ("launch",))]))
+
 
 TOLD_APART = (None, "only a disputed label supports it", "judged unsupported", "no label")
 # Random questions scored in both readings on each run; .ci/run asks for 5,000 once.
@@ -2219,7 +2230,8 @@ class Policy(TestCase):
         def outcome(before, after, alpha=0.05, metric="coverage"):
             policy = {"significance": {"metric": metric, "alpha": alpha}}
             judged = judgement(policy, moved(after), moved(before))
-            return [(held, detail) for held in ("held", "broken") for _, _, detail in judged[held]]
+            return [(held, detail) for held in ("held", "broken")  # on the answerable slice
+                    for _, subject, detail in judged[held] if subject == "answerable"]
         detail, six = significance_detail, [0.0] * 6
         rows = [
             # Six questions all up: p = 2 / 2**6 = 1/32, below 0.05 but not below 0.03.

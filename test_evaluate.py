@@ -1209,6 +1209,20 @@ class Readings(TestCase):
             (({"extra": ("checklist",)}, {"critical": ("launch", "owner")}), bonus)]
         self.assertRows(depends_on, rows)
 
+    def test_a_comparison_names_the_disputed_labels_of_the_baseline_too(self):
+        # Only A's claim on q1 rests on a disputed label: read, it stops B's rise there.
+        def one(claim):
+            return {"retrieved": ("d",), "claims": ((claim, ("d",)),)}
+        case = {"relevant": ("d",), "support": {"c": ("d",)}}
+        data = {"k": 1, "systems": ("A", "B"), "corpus": {"d": "A note."},
+                "cases": {"q1": dict(case, disputed={"x": ("d",)}), "q2": case},
+                "runs": {"q1": {"A": one("x"), "B": one("c")},
+                         "q2": {"A": one("y"), "B": one("c")}},
+                "policy": {"significance": {"metric": "support", "alpha": 0.5}}}
+        decided = decision_of(data)
+        self.assertEqual([decided[key] for key in ("accepted", "depends_on")],
+                         [False, [("q1", "x", ("d",))]])
+
     def test_a_finding_on_the_unanswerable_slice_names_the_disputed_labels_there(self):
         # On region, which nobody should answer, B claims what only a disputed label
         # supports: its budget breaks in the strict reading alone.

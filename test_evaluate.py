@@ -3594,6 +3594,10 @@ class RealLogs(DataFileCase):
         summary = result["summary"]
         self.assertEqual(summary["not_run"]["C"], {"count": 2, "cases": ["owner", "region"]})
         self.assertEqual([compared["shared"] for compared in summary["comparisons"]], [4, 2])
+        late = dict(three, runs=dict(three["runs"], launch=RUNS["launch"], owner=dict(
+            RUNS["owner"], C=RUNS["owner"]["A"])))  # C runs all but the first question
+        self.assertEqual(summary_of(**late)["comparisons"][1]["paired_tests"]["recall"][
+            "questions"], 2)  # rollback and owner, the answerable ones after it
         self.assertIsNone(result["questions"][2]["systems"]["C"])
         two = evaluate.report(four_questions(), summary=True)
         for row, alone in zip(result["questions"], two["questions"]):
@@ -3700,7 +3704,7 @@ class RealLogs(DataFileCase):
                       detail)
         self.assertIn(": but its slice mean fell, 0.50 -> 0.33 (over 10 and 30 questions "
                       "with a value) and pooled support fell, 10/20 -> 10/30: 20 questions "
-                      "have a value on one side only", detail)
+                      "have a value on one side only, weighed in the slice means", detail)
 
     def test_pooled_support_that_falls_over_as_many_claims_is_read_as_a_fall(self):
         # One claim on q0, three on q1: A 0/1 and 3/3, B 1/1 and 1/3. The means rise,

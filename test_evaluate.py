@@ -2868,6 +2868,27 @@ def qrels_only(questions=6):
 class RealJudgements(TestCase):
     """Graded relevance gives nDCG@k; with no answer or no labels, retrieval alone is scored."""
 
+    def test_without_a_corpus_every_document_a_label_or_run_names_is_known_and_no_other(self):
+        case = {"relevant": None, "support": {"c": ("s",), "e": ("s",)},
+                "disputed": {"x": ("t",)}, "restricted": ("u",)}  # u: named there alone
+        run = {"retrieved": ("s", "t"), "claims": (("c", ("s",)), ("x", ("t",)),
+                                                   ("e", ("s", "w")))}
+        data = {"k": 2, "systems": ("A",), "cases": {"q": case}, "runs": {"q": {"A": run}}}
+        found = evaluate.report(data, explain=True)["questions"][0]["systems"]["A"]["explain"]
+        self.assertEqual(found["claims"], (("c", None), ("x", "only a disputed label supports "
+                                                               "it"), ("e", "not in the corpus")))
+
+    def test_measures_says_when_each_measure_is_n_a_and_it_is(self):
+        unanswerable = inputs(case=CASES["region"], run=NOTHING)  # nothing relevant or expected
+        said = {"nothing is labelled relevant": unanswerable, "no claim is expected":
+                unanswerable, "the answer has no claim, or nothing judges it": run_input(
+                    claims=()), "a claim is expected": inputs()}
+        for name in METRICS + ["ndcg"]:  # a measure added later says its own
+            with self.subTest(name=name, said=evaluate.MEASURES[name]["n/a"]):
+                arguments = said[evaluate.MEASURES[name]["n/a"]]
+                values = dict(evaluate.evaluate(**arguments), ndcg=evaluate.ndcg(**arguments))
+                self.assertIsNone(values[name])
+
     def test_ndcg_divides_the_discounted_gain_by_that_of_the_best_order(self):
         run = {"retrieved": ("checklist", "archive", "rollback"), "claims": None}
         nothing = {"retrieved": ("archive",), "claims": None}

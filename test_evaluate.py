@@ -1504,6 +1504,7 @@ class InputRules(TestCase):
             (run_input(claims=("x",)), 'run["claims"][0]: expected a (claim ID, citations) '
                                        "pair, got 'x'"),
             (case_input(support=[]), 'case["support"]: expected a dict, got []'),
+            (run_input(claims=[]), 'run["claims"]: expected a tuple, got []'),
             (case_input(support={}), 'case["support"]: expected claims for case["relevant"] '
                                      "('rollback', 'checklist'), got {}"),
             (case_input(support={"x": ()}), 'case["support"][\'x\']: expected at least one '
@@ -1529,6 +1530,7 @@ class InputRules(TestCase):
         counts = evaluate.tally(**inputs())
         self.assertRows(lambda counted: message_of(evaluate.scores, {"counts": counted}), [
             (([],), "counts: expected a dict of the keys tally() gives, got []"),
+            ((dict(counts, k=100, relevant=10000, hits=10000),), None),  # each at its cap
             ((dict(counts, hits=-1),), 'counts["hits"]: expected an int from 0 to 10000, '
                                        "got -1"),
             ((dict(counts, hits=None),), 'counts["hits"]: expected None exactly when '
@@ -1610,6 +1612,14 @@ class InputRules(TestCase):
             grades={"rollback": 0, "checklist": 1})))
         self.assertEqual(message_of(evaluate.report, {"data": zero}), "case 'rollback': "
                          "case[\"grades\"]['rollback']: expected an int from 1 to 100, got 0")
+        self.assertRows(lambda fields: message_of(evaluate.report, {"data": four_questions(
+            cases=dict(four_questions()["cases"], rollback=case_with(**fields)))}), [
+            (({"tags": ()},), 'case \'rollback\': case["tags"]: expected a tuple of 1 to 20 '
+                              "names, got ()"),
+            (({"tags": ("a", "a")},), 'case \'rollback\': case["tags"]: repeated name \'a\''),
+            (({"grades": {"rollback": 1}},), 'case \'rollback\': case["grades"]: expected a '
+             'grade for each document of case["relevant"] (\'rollback\', \'checklist\'), '
+             "got {'rollback': 1}")])
 
     def test_a_name_of_64_characters_is_read_where_65_are_refused(self):
         cases = four_questions()["cases"]
@@ -1964,6 +1974,13 @@ class Comparison(TestCase):
         got = {metric: tuple(tuple(means[metric][system].values()) for system in "AB")
                for metric in EXPECTED_MEANS}
         self.assertSnapshot(got, EXPECTED_MEANS, "EXPECTED_MEANS")
+
+    def test_a_question_with_nothing_relevant_or_no_claim_expected_is_unanswerable(self):
+        for region in ({"relevant": (), "support": None}, {"relevant": None, "support": {}}):
+            with self.subTest(region=region):
+                slices = summary_of(cases=dict(four_questions()["cases"], region=region))[
+                    "slices"]
+                self.assertEqual(slices["unanswerable"], ["region"])
 
     def test_unanswerable_slice_averages_only_what_applies_and_pooled_support_adds_claims(self):
         means = summary_of()["means"]
@@ -2607,6 +2624,7 @@ class PairedTest(TestCase):
         variance = 1 + 0.5 ** 2 + 0.25 ** 2  # the differences over the largest, squared
         self.assertEqual(evaluate.paired_test(before, after)["normal_p"],
                          math.erfc(1.25 / math.sqrt(2 * variance)))
+        self.assertEqual(evaluate.paired_test(before, before)["normal_p"], 1.0)  # none moved
 
     def test_fixture_differences_from_a_to_b(self):
         a, b = fixture_scores("A"), fixture_scores("B")

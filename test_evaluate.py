@@ -2959,6 +2959,15 @@ class RealJudgements(TestCase):
         self.assertEqual(result["summary"]["means"]["answerable"]["ndcg"]["B"], {
             "mean": mean, "averaged": 6, "total": 6})
 
+    def test_the_floor_is_held_against_the_policys_alpha_and_must_be_below_it(self):
+        def floor(alpha):  # three answerable questions: p is at least 2 / 2**3
+            policy = {"significance": {"metric": "coverage", "alpha": alpha}} if alpha else None
+            found = summary_of(policy=policy)["comparisons"][0]["floor"]
+            return found["p"], found["level"], found["below_level"]
+        self.assertRows(floor, [((None,), (Fraction(1, 4), 0.05, False)),
+                                ((0.25,), (Fraction(1, 4), 0.25, False)),
+                                ((0.3,), (Fraction(1, 4), 0.3, True))])
+
     def test_groups_take_one_sign_each_and_the_summary_counts_them(self):
         cases = {name: dict(case, group="one") if name in ("launch", "rollback") else case
                  for name, case in four_questions()["cases"].items()}
@@ -3786,12 +3795,13 @@ class RealLogs(DataFileCase):
     def test_questions_with_more_runs_on_one_side_are_counted_in_the_finding(self):
         data = counted({"significance": {"metric": "recall", "alpha": 0.05}},
                        HALF_FOUND, SIX_UP)
-        runs = data["runs"]["q0"]
-        data["runs"] = dict(data["runs"], q0=dict(runs, B=(runs["B"],) * 2))
+        twice = {name: dict(runs, B=(runs["B"],) * 2) for name, runs in data["runs"].items()
+                 if name in ("q0", "q1")}
+        data["runs"] = dict(data["runs"], **twice)
         judged = decision_of(data)["strict"]
         detail = [finding for finding in judged["held"] if finding[0] == "significance"]
         self.assertIn("recall rose: mean +0.30 over 10 of 10 questions", str(detail))
-        self.assertIn("more runs on one side than the other on 1 of the questions (unequal "
+        self.assertIn("more runs on one side than the other on 2 of the questions (unequal "
                       "runs can favour either side)", str(detail))
 
 

@@ -3837,6 +3837,8 @@ class TrecFiles(TestCase):
     def test_ties_in_score_are_ranked_by_document_id_highest_first_whatever_the_rank_column(self):
         self.assertEqual(self.data(k=5)["runs"]["T1"]["bm25"]["retrieved"], (
             "doc.v2:3", "FBIS3-10082", "7067032", "KILT_105219", "MARCO_D1599536"))
+        qrels, run = self.files(qrels=QRELS, run=RUN_FILE)
+        self.assertEqual(evaluate.load_trec(qrels, [run])["k"], 10)  # trec_eval's P@10 ...
 
     def test_p_r_rr_and_ndcg_equal_trec_eval_question_by_question(self):
         # trec_eval 9.0.4 -q: P_k, recall_k, recip_rank (-Mk), ndcg_cut_k, printed to 4 places

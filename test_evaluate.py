@@ -142,7 +142,8 @@ class TestCase(unittest.TestCase):
             except NotImplementedError:
                 raise  # a function still to write: the failure names it
             except Exception as error:  # a crash is a wrong row too
-                if type(error) is KeyError and error.args[:1] in (("A",), ("B",)):
+                if type(error) is KeyError and \
+                        error.args[:1] in (("A",), ("B",)):
                     raise  # a run gone from fixtures.py: the check skips
                 got = error
             if isinstance(got, Exception) or got != expected:

@@ -1197,6 +1197,11 @@ class Readings(TestCase):
         cases = undisclosing(rollback=dict(CASES["rollback"], optional={"extra": ("launch",)}))
         self.assertEqual(summary_of(cases=cases, runs=runs)["unreviewed"], {"A": 2, "B": 0})
 
+    def test_with_nothing_disputed_each_finding_holds_in_both_readings(self):
+        decided = decision_of(four_questions(cases=unreviewed()))
+        self.assertEqual((decided["lenient"], [finding[3] for finding in decided["findings"]]),
+                         (None, ["both"] * 3))
+
     def test_a_differing_finding_names_only_the_disputed_labels_it_rests_on(self):
         def depends_on(disputed, policy):
             cases = undisclosing(rollback=dict(CASES["rollback"], disputed=disputed))
@@ -2174,8 +2179,11 @@ class Policy(TestCase):
     """report() applies each rule a policy declares, and validates the policy strictly."""
 
     def test_a_question_a_rule_names_and_a_system_did_not_run_is_broken_or_unchecked(self):
-        policy, both = {"must_abstain": ("region",), "critical": ("launch",)}, "AB"
+        policy, both = {"must_abstain": ("region",), "critical": ("launch",),
+                        "min_coverage": 1}, "AB"
         rows = [(("A", "A"), ([("critical", "launch", "the candidate did not run it", "both"),
+                               ("min_coverage", "launch", "the candidate did not run it",
+                                "both"),
                                ("must_abstain", "region", "the system did not run it",
                                 "both")], [])),
                 (("B", "AB"), ([], [("critical", "the baseline did not run it")]))]
@@ -3838,8 +3846,9 @@ class TrecFiles(TestCase):
     def test_ties_in_score_are_ranked_by_document_id_highest_first_whatever_the_rank_column(self):
         self.assertEqual(self.data(k=5)["runs"]["T1"]["bm25"]["retrieved"], (
             "doc.v2:3", "FBIS3-10082", "7067032", "KILT_105219", "MARCO_D1599536"))
-        qrels, run = self.files(qrels=QRELS, run=RUN_FILE)
-        self.assertEqual(evaluate.load_trec(qrels, [run])["k"], 10)  # trec_eval's P@10 ...
+        qrels, run = self.files(qrels=QRELS, run=RUN_FILE.replace("T9 Q0 z 1 1 bm25\n", ""))
+        data = evaluate.load_trec(qrels, [run])  # its last topic, T2, is kept too
+        self.assertEqual((data["k"], data["runs"]["T2"]["bm25"]["retrieved"]), (10, ("a",)))
 
     def test_p_r_rr_and_ndcg_equal_trec_eval_question_by_question(self):
         # trec_eval 9.0.4 -q: P_k, recall_k, recip_rank (-Mk), ndcg_cut_k, printed to 4 places

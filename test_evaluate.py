@@ -1618,6 +1618,8 @@ class InputRules(TestCase):
             grades={"rollback": 0, "checklist": 1})))
         self.assertEqual(message_of(evaluate.report, {"data": zero}), "case 'rollback': "
                          "case[\"grades\"]['rollback']: expected an int from 1 to 100, got 0")
+        self.assertEqual(message_of(evaluate.report, {"data": four_questions(manifests={
+            "A": {}, "B": {}, 1: {}})}), "manifests: expected keys that are str, got 1")
         self.assertRows(lambda fields: message_of(evaluate.report, {"data": four_questions(
             cases=dict(four_questions()["cases"], rollback=case_with(**fields)))}), [
             (({"tags": ()},), 'case \'rollback\': case["tags"]: expected a tuple of 1 to 20 '
@@ -2179,18 +2181,23 @@ class Policy(TestCase):
     """report() applies each rule a policy declares, and validates the policy strictly."""
 
     def test_a_question_a_rule_names_and_a_system_did_not_run_is_broken_or_unchecked(self):
-        policy, both = {"must_abstain": ("region",), "critical": ("launch",),
+        policy, both = {"must_abstain": ("region", "region2"), "critical": ("launch",),
                         "min_coverage": 1}, "AB"
         rows = [(("A", "A"), ([("critical", "launch", "the candidate did not run it", "both"),
                                ("min_coverage", "launch", "the candidate did not run it",
                                 "both"),
                                ("must_abstain", "region", "the system did not run it",
-                                "both")], [])),
-                (("B", "AB"), ([], [("critical", "the baseline did not run it")]))]
+                                "both"),
+                               ("must_abstain", "region2", "answered with 1 claim", "both")],
+                              [])),
+                (("B", "AB"), ([("must_abstain", "region2", "answered with 1 claim", "both")],
+                               [("critical", "the baseline did not run it")]))]
 
         def found(launch, region):
-            decided = decision_of(four_questions(policy=policy, runs=split_runs(
-                launch=launch, region=region, rollback=both, owner=both)))
+            answered = {"region2": dict.fromkeys("AB", RUNS["region"]["A"])}  # both answer
+            decided = decision_of(four_questions(policy=policy, cases=dict(
+                four_questions()["cases"], region2=CASES["region"]), runs=dict(split_runs(
+                    launch=launch, region=region, rollback=both, owner=both), **answered)))
             return ([finding for finding in decided["findings"] if finding[0] != "disclosure"],
                     decided["strict"]["unchecked"])
         self.assertRows(found, rows)
@@ -2896,14 +2903,14 @@ class RealJudgements(TestCase):
     """Graded relevance gives nDCG@k; with no answer or no labels, retrieval alone is scored."""
 
     def test_without_a_corpus_every_document_a_label_or_run_names_is_known_and_no_other(self):
-        case = {"relevant": None, "support": {"c": ("s",), "e": ("s",)},
-                "disputed": {"x": ("t",)}, "restricted": ("u",)}  # u: named there alone
-        run = {"retrieved": ("s", "t"), "claims": (("c", ("s",)), ("x", ("t",)),
-                                                   ("e", ("s", "w")))}
+        case = {"relevant": None, "support": {"c": ("s",), "e": ("s",), "f": ("z",)},
+                "disputed": {"x": ("t",)}, "restricted": ("u",)}  # t, u, z: named there alone
+        run = {"retrieved": ("s",), "claims": (("c", ("s",)), ("x", ("t",)),
+                                               ("e", ("s", "w")), ("f", ("z",)))}
         data = {"k": 2, "systems": ("A",), "cases": {"q": case}, "runs": {"q": {"A": run}}}
         found = evaluate.report(data, explain=True)["questions"][0]["systems"]["A"]["explain"]
-        self.assertEqual(found["claims"], (("c", None), ("x", "only a disputed label supports "
-                                                               "it"), ("e", "not in the corpus")))
+        self.assertEqual(found["claims"], (("c", None), ("x", "outside the top k"),
+                                           ("e", "not in the corpus"), ("f", "outside the top k")))
 
     def test_measures_says_when_each_measure_is_n_a_and_it_is(self):
         unanswerable = inputs(case=CASES["region"], run=NOTHING)  # nothing relevant or expected

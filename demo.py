@@ -734,7 +734,8 @@ def write_lab(folder, exercise):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         aside = tempfile.mkdtemp(".part", ".lab-", os.path.dirname(target))
         made.append(aside)
-        os.umask(umask := os.umask(0o22))  # read by setting it, then put back
+        umask = os.umask(0o22)  # read by setting it, then put back
+        os.umask(umask)
         os.chmod(aside, 0o777 & ~umask)  # as a folder made new would be
         for name, text in files.items():
             with open(os.path.join(aside, name), "x", encoding="utf-8") as file:

@@ -923,11 +923,12 @@ def demo_output(*arguments, runs=RUNS):
     return status, out.getvalue(), err.getvalue()
 
 
-def demo_process(*arguments):
-    """Return the process of `python demo.py arguments`, run from another folder."""
-    code = ("import runpy, sys\nsys.argv = %r\nsys.path.insert(0, %r)\n"
+def demo_process(*arguments, prelude=""):
+    """Return the process of `python demo.py arguments`, run from another folder after the
+    code of prelude, if any."""
+    code = ("import runpy, sys\n%ssys.argv = %r\nsys.path.insert(0, %r)\n"
             "runpy.run_path(%r, run_name='__main__')" % (
-                ["demo.py"] + list(arguments), HERE, os.path.join(HERE, "demo.py")))
+                prelude, ["demo.py"] + list(arguments), HERE, os.path.join(HERE, "demo.py")))
     return subprocess.Popen([sys.executable, "-S", "-c", code], cwd=os.path.dirname(HERE),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -4103,15 +4104,11 @@ class FileLimits(DataFileCase):
                                                              stderr}, demo.main, arguments), [
                 ((["--gate"],), 3), ((["--data", self.path + "x"],), 1), ((["--bogus"],), 2)])
 
-    def demo_run(self, prelude, arguments=()):
-        """Return (status, standard error) of demo.py run as a script after prelude."""
-        code = ("import runpy, sys\n%ssys.path.insert(0, %r)\nsys.argv = %r\n"
-                "runpy.run_path(%r, run_name='__main__')" % (
-                    prelude, HERE, ["demo.py"] + list(arguments),
-                    os.path.join(HERE, "demo.py")))
-        process = subprocess.run([sys.executable, "-S", "-c", code], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, universal_newlines=True)
-        return process.returncode, process.stderr
+    def demo_run(self, prelude):
+        """Return (status, standard error) of the plain demo run after prelude."""
+        process = demo_process(prelude=prelude)
+        error = process.communicate()[1].decode()
+        return process.returncode, error
 
     @unittest.skipIf(os.name == "nt", "Windows has no status that says SIGINT")
     def test_ctrl_c_while_demo_py_imports_ends_it_by_sigint_without_a_traceback(self):

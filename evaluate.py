@@ -1,61 +1,34 @@
-"""Score one question's recorded RAG output against labels people wrote.
-
-evaluate(corpus, case, run, *, k=2) returns six values (see README.md);
-a fault in an input raises EvaluationError naming the field and value.
-What to read: the rules, from the comment line "START OF THE CONTRACT";
-the checks of the inputs' shapes above it you may skip.
-"""
+"""Score one question's recorded RAG output against labels people wrote:
+evaluate(corpus, case, run, *, k=2) returns six values (see README.md).
+Read the rules from the line "START OF THE CONTRACT"; above it, each
+input is checked, and a fault raises EvaluationError naming its field."""
 
 __all__ = ["EvaluationError", "validate", "tally", "scores", "evaluate",
            "lenient", "explain"]
 
 _MAX_IDS = 10000  # IDs in one tuple, claims in one run
-_MAX_K = 100
+_MAX_K = 1000  # a cutoff: TREC runs are 1,000 deep
 _ID_RULE = "IDs are strings of 1 to 200 printable characters, no whitespace"
-
-# A control character as a message shows it: one line, on any terminal.
-_ESCAPES = {code: "\\x%02x" % code for code in list(range(32)) + [127]}
-_ESCAPES.update({9: "\\t", 10: "\\n", 13: "\\r"})
+_ESCAPES = {code: ascii(chr(code))[1:-1] for code in [*range(32), 127]}
 
 
 class EvaluationError(ValueError):
     """An input breaks the contract: the message names field and value."""
 
 
-_BRACKETS = {list: "[]", tuple: "()", dict: "{}", set: "{}",  # as ascii()
-             frozenset: ("frozenset({", "})")}  # shows them, item by item
-
-
-def _start(value, room=80, within=()):
-    """Return ascii(value) escaped or, if longer than room, a text whose
-    first room + 1 characters are its (within: the containers value is in)."""
-    kind = type(value)
-    if kind is int and value.bit_length() > 10000:
-        return "<int of %d bits>" % value.bit_length()  # too long to print
-    if kind in (str, bytes) and len(value) > room:  # its quotes as ascii()
-        quotes = ("'", '"') if kind is str else (b"'", b'"')  # picks them
-        value = value[:room] + kind().join(q for q in quotes if q in value)
-    if kind not in _BRACKETS or not value:
-        return ascii(value).translate(_ESCAPES)  # as a __repr__ may hold
-    start, end = _BRACKETS[kind]
-    if id(value) in within:  # inside itself, as ascii() shows it
-        return start[-1] + "..." + end[0]
-    text, within = start, within + (id(value),)
-    for pair in value.items() if kind is dict else zip(value):  # (item,)
-        for part, after in zip(pair, (": ", ", ")[-len(pair):]):
-            if len(text) > room:  # enough to cut: the rest goes unread
-                return text
-            text += _start(part, room - len(text), within) + after
-    return text[:-2] + "," * (kind is tuple and len(value) == 1) + end
-
-
 def _shown(value):
-    """Return ascii(value) on one line, cut to 80 characters by '...':
-    _start() reads no more of value, so a message costs what it shows."""
+    """Return value in ASCII on one line of at most 80 characters."""
+    import reprlib  # it reads no more of value than it shows
+    brief = reprlib.Repr()  # 3 levels of 16 items, 80 characters a text
+    brief.maxlevel, brief.maxstring = 3, 80
+    brief.maxtuple = brief.maxlist = brief.maxset = brief.maxdict = 16
+    brief.maxother = brief.maxlong = 80
     try:
-        text = _start(value)
-    except Exception:  # a broken __repr__ must not escape as another error
-        return "<%s with a broken repr>" % type(value).__name__
+        text = brief.repr(value)
+    except Exception:  # an int too long for Python to print, say
+        text = "<%s that cannot be shown>" % type(value).__name__
+    text = text.encode("ascii", "backslashreplace").decode("ascii")
+    text = text.translate(_ESCAPES)  # as a __repr__ of its own may hold
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -65,37 +38,31 @@ def _invalid(field, template, *values):
     return EvaluationError(field + ": " + template % shown)
 
 
-def _edits(word, target):
-    """Return the letters to add, drop or change to make target of word."""
-    row = list(range(len(target) + 1))
-    for i, letter in enumerate(word, start=1):
-        previous, row[0] = row[0], i
-        for j, wanted in enumerate(target, start=1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1,
-                                           previous + (letter != wanted))
-    return row[-1]
-
-
-_TYPOS = {}  # (key, id(table)): (table, the key it is a typo of, or "")
+def _within_two(word, target, edits=2):
+    """True when adding, dropping or changing at most `edits` letters makes
+    target of word: from their first difference, each way on is tried."""
+    if word == target or not edits or abs(len(word) - len(target)) > edits:
+        return word == target  # done: the same, or too far apart
+    first = next((index for index, (a, b) in enumerate(zip(word, target))
+                  if a != b), min(len(word), len(target)))
+    return (_within_two(word[first + 1:], target[first + 1:], edits - 1)
+            or _within_two(word[first + 1:], target[first:], edits - 1)
+            or _within_two(word[first:], target[first + 1:], edits - 1))
 
 
 def _typo_of(key, known):
-    """Return the key of the table `known` that `key` is a typo of (the
-    same but for case, or 1 or 2 letters off), else "": worked out once."""
-    table, found = _TYPOS.get((key, id(known)), ((), ""))
-    if table is not known:  # not worked out yet
-        plain = key.isascii() and key.isprintable()  # else nobody's typo
-        found = next((target for target in known if plain
-                      and abs(len(key) - len(target)) <= 2  # no cost
-                      and _edits(key.lower(), target) <= 2), "")
-        if len(_TYPOS) < 10000:  # memory stays bounded
-            _TYPOS[key, id(known)] = known, found
-    return found
+    """Return the key of `known` that key is a typo of (the same but for
+    case, or _within_two() letters), else "": at once for most keys."""
+    word, letters = key.lower(), set(key.lower())
+    if not (key.isascii() and key.isprintable()) or len(word) > 20:
+        return ""  # nobody's typo
+    return next((target for target in known if len(letters - set(target))
+                 <= 2 and _within_two(word, target)), "")
 
 
 def _check_keys(mapping, field, known=()):
-    """Check that each key of a dict is an exact str (a subclass could equal
-    another key), and that none `known` lacks is a typo of one it has."""
+    """Check that each key of a dict is an exact str, and no typo of one of
+    the keys `known` (a str subclass could equal another key)."""
     for key in mapping:
         if type(key) is not str:
             raise _invalid(field, "expected keys that are str, got %s", key)
@@ -105,108 +72,109 @@ def _check_keys(mapping, field, known=()):
                            "unknown key; did you mean %s?", typo_of)
 
 
-# --- The shapes of the inputs ---------------------------------------------
-# A checker takes (value, field, the fields checked so far, corpus) and
-# raises at its first fault; with corpus None, documents are IDs alone.
+def _all_ids(items, corpus=None):
+    """True when each item is an ID, an exact str (or a corpus document)."""
+    if not items or set(map(type, items)) != {str}:
+        return not items
+    if corpus is not None:
+        return all(map(corpus.__contains__, items))
+    joined = "".join(items)  # printable and no space: each one is
+    return (joined.isprintable() and " " not in joined
+            and 0 < min(map(len, items)) <= max(map(len, items)) <= 200)
 
-def _is_id(value):
-    """True for an exact str (no subclass) that is an ID (_ID_RULE)."""
-    return (type(value) is str and 0 < len(value) <= 200
-            and value.isprintable() and " " not in value)  # no whitespace
 
-
-def _check_ids(value, field, fields=None, corpus=None):
-    """Check "ids": a tuple of at most 10,000 distinct IDs, maybe empty;
-    given a corpus, each the ID of one of its documents."""
+def _check_ids(value, field, corpus=None):
+    """Check a tuple of at most 10,000 distinct IDs (of corpus, if given)."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     if len(value) > _MAX_IDS:
         raise _invalid(field, "expected at most %s IDs, got %s: %s",
                        _MAX_IDS, len(value), value)
-    for item in value:
-        if corpus is not None and type(item) is str and item in corpus:
-            continue  # a document of the checked corpus: a valid ID
-        if not _is_id(item):
-            raise _invalid(field, "invalid ID %s (" + _ID_RULE + ")", item)
-        if corpus is not None:
-            raise _invalid(field, "unknown document %s", item)
-    if len(value) > 1 and len(set(value)) < len(value):
+    if not _all_ids(value, corpus):
+        for item in value:  # the first at fault
+            if not _all_ids((item,)):
+                raise _invalid(field, "invalid ID %s (" + _ID_RULE + ")",
+                               item)
+            if corpus is not None and item not in corpus:
+                raise _invalid(field, "unknown document %s", item)
+    if len(set(value)) < len(value):
         seen = set()  # the first ID an earlier one equals, in one pass
         raise _invalid(field, "repeated ID %s", next(
             item for item in value if item in seen or seen.add(item)))
 
 
-def _check_sources(value, field, fields, corpus):
-    """Check "sources": a dict from claim IDs to non-empty documents."""
+def _check_sources(value, field, corpus):
+    """Check a dict from claim IDs to sources, one document at least."""
     if type(value) is not dict:
         raise _invalid(field, "expected a dict, got %s", value)
     _check_ids(tuple(value), field)
     for claim_id, sources in value.items():
         where = "%s[%s]" % (field, ascii(claim_id))  # an ID by now: short
-        _check_ids(sources, where, fields, corpus)
+        _check_ids(sources, where, corpus)
         if not sources:
             raise _invalid(where, "expected at least one source, got %s",
                            sources)
 
 
-def _check_claims(value, field, fields, corpus):
-    """Check "claims": a tuple of (claim ID, citations) pairs, the claim
-    IDs an ID tuple; citations are ids, outside the corpus too."""
+def _check_claims(value, field):
+    """Check a tuple of (claim ID, citations) pairs; cited IDs may be any."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
     for index, pair in enumerate(value):
         if type(pair) is not tuple or len(pair) != 2:
             raise _invalid("%s[%d]" % (field, index), "expected a (claim "
                            "ID, citations) pair, got %s", pair)
+        _check_ids(pair[1], "%s[%d][1]" % (field, index))
     _check_ids(tuple(claim_id for claim_id, _ in value), field)
-    for index, (_, citations) in enumerate(value):
-        _check_ids(citations, "%s[%d][1]" % (field, index))
 
 
 # Each key of a case and of a run: must it be there, may it be None, and
-# its checker. Other keys are ignored, but a typo of a known key is a fault.
+# what it holds: documents, claim IDs, {claim: documents} or an answer.
 _CASE_KEYS = {
-    "relevant":   (True, True, _check_ids),  # None: nobody labelled them
-    "support":    (True, True, _check_sources),  # expected claim: sources
-    "optional":   (False, False, _check_sources),  # supported, not expected
-    "disputed":   (False, False, _check_sources),  # one reviewer's labels
-    "rejected":   (False, False,  # unsupported, all say; claim IDs alone
-                   lambda value, field, *_: _check_ids(value, field)),
-    "restricted": (False, False, _check_ids),  # not for the asker's eyes
+    "relevant":   (True, True, "documents"),  # None: nobody labelled them
+    "support":    (True, True, "sources"),  # expected claim: its sources
+    "optional":   (False, False, "sources"),  # supported, not expected
+    "disputed":   (False, False, "sources"),  # one reviewer's labels
+    "rejected":   (False, False, "claims"),  # unsupported, all say
+    "restricted": (False, False, "documents"),  # not for the asker's eyes
 }
 _JUDGEMENTS = ("optional", "disputed", "rejected")  # beside "support"
 _RUN_KEYS = {
-    "retrieved": (True, False, _check_ids),  # in rank order
-    "claims":    (True, True, _check_claims),  # None: no answer is made
+    "retrieved": (True, False, "documents"),  # in rank order
+    "claims":    (True, True, "answer"),  # None: no answer is made
 }
 
 
-def _checked_fields(mapping, name, keys, corpus):
-    """Return {key: value} of the keys of `keys` a dict has, checked."""
+def _check_fields(mapping, name, keys, corpus, known=None):
+    """Check a dict that holds the keys `keys` says it must, as it says."""
     if type(mapping) is not dict:
         raise _invalid(name, "expected a dict, got %s", mapping)
-    _check_keys(mapping, name, keys)  # a typo first: it hides a key
-    fields = {}
-    for key, (needed, none_allowed, check) in keys.items():
-        if key in mapping:
-            value = fields[key] = mapping[key]
-            if not (value is None and none_allowed):
-                check(value, '%s["%s"]' % (name, key), fields, corpus)
-        elif needed:
-            raise _invalid('%s["%s"]' % (name, key), "missing from %s",
-                           mapping)
-    return fields
+    _check_keys(mapping, name, known or keys)  # a typo first: it hides one
+    for key, (needed, none_allowed, holds) in keys.items():
+        field, value = '%s["%s"]' % (name, key), mapping.get(key)
+        if key not in mapping and needed:
+            raise _invalid(field, "missing from %s", mapping)
+        if key not in mapping or value is None and none_allowed:
+            continue
+        if holds == "sources":
+            _check_sources(value, field, corpus)
+        elif holds == "answer":
+            _check_claims(value, field)
+        else:
+            _check_ids(value, field, corpus if holds == "documents"
+                       else None)
 
 
-def _check_case_rules(fields):
-    """Check the rules that tie the checked fields of a case together."""
-    relevant, support = fields["relevant"], fields["support"]
+def _check_case(case, corpus, known=None):
+    """Check a case's fields, then the rules that tie them together."""
+    _check_fields(case, "case", _CASE_KEYS, corpus, known)
+    relevant, support = case["relevant"], case["support"]
     # Relevant documents need an expected claim: both empty is unanswerable.
     if relevant and support == {}:
         raise _invalid('case["support"]', 'expected claims for '
                        'case["relevant"] %s, got %s', relevant, support)
-    support, optional = support or {}, fields.get("optional", {})
-    disputed = fields.get("disputed", {})
+    support, optional = support or {}, case.get("optional", {})
+    disputed = case.get("disputed", {})
     wanted = set(relevant or ())  # sets: each check grows with the labels
     for key, labels in (("support", support), ("disputed", disputed)):
         for claim_id, sources in labels.items():
@@ -229,29 +197,26 @@ def _check_case_rules(fields):
             raise _invalid('case["optional"]',
                            'claim %s is also in case["support"]', claim_id)
     labelled = {*support, *optional, *disputed}
-    for claim_id in fields.get("rejected", ()):
+    for claim_id in case.get("rejected", ()):
         # Judged unsupported by every document: it can have no source.
         if claim_id in labelled:
             raise _invalid('case["rejected"]', 'claim %s has sources in '
                            'case["support"], case["optional"] or '
                            'case["disputed"]', claim_id)
-    for doc_id in fields.get("restricted", ()):
+    for doc_id in case.get("restricted", ()):
         if doc_id in wanted:  # what the asker may not see cannot be
             raise _invalid('case["restricted"]',  # their evidence
                            'document %s is in case["relevant"]', doc_id)
 
 
 def _check_corpus(corpus):
-    """Check that corpus maps one ID or more to None or a non-blank text."""
+    """Check that corpus maps IDs (one at least) to None or to a text."""
     if type(corpus) is not dict or not corpus:
         raise _invalid("corpus", "expected a dict of documents, got %s",
                        corpus)
-    # Every ID at once, as _is_id() checks one: it runs on every call.
-    joined = "".join(corpus) if {*map(type, corpus)} == {str} else "\n"
-    if not (joined.isprintable() and " " not in joined
-            and 0 < min(map(len, corpus)) <= max(map(len, corpus)) <= 200):
+    if not _all_ids(tuple(corpus)):
         raise _invalid("corpus", "invalid ID %s (" + _ID_RULE + ")", next(
-            doc_id for doc_id in corpus if not _is_id(doc_id)))
+            doc_id for doc_id in corpus if not _all_ids((doc_id,))))
     for doc_id, text in corpus.items():
         # Text is checked for shape only: nothing here reads what it says.
         if text is not None and (type(text) is not str or not text.strip()):
@@ -261,66 +226,79 @@ def _check_corpus(corpus):
 
 _COUNTS = ("relevant", "k", "hits", "first_hit", "generated", "supported",
            "expected", "covered", "disclosed")  # tally()'s, in its order
+# (part, whole): a part is never above its whole, nor there without it.
+_PARTS = (("hits", "k"), ("hits", "relevant"), ("first_hit", "k"),
+          ("supported", "generated"), ("covered", "expected"),
+          ("covered", "supported"))
 
 
 def _check_counts(counts):
-    """Check counts as tally() gives them: ints within the caps, or None."""
+    """Check counts as tally() gives them, in range and agreeing."""
     if type(counts) is dict:
         _check_keys(counts, "counts")  # exact str keys, before comparing
-    if type(counts) is not dict or set(counts) != set(_COUNTS):
+    if type(counts) is not dict or counts.keys() != set(_COUNTS):
         raise _invalid("counts", "expected a dict of the keys tally() "
                        "gives, got %s", counts)
     for key in _COUNTS:
-        value, least = counts[key], int(key == "k")
-        most = _MAX_K if key == "k" else _MAX_IDS
-        counted = type(value) is int and least <= value <= most
-        if not counted and (value is not None or key in ("k", "disclosed")):
+        value, least = counts[key], int(key in ("k", "first_hit"))
+        most = _MAX_K if key in ("k", "first_hit") else _MAX_IDS
+        if not (type(value) is int and least <= value <= most) and (
+                value is not None or key in ("k", "disclosed")):
             raise _invalid('counts["%s"]' % key, "expected an int from %s "
                            "to %s, got %s", least, most, value)
-    if (counts["relevant"] is None) != (counts["hits"] is None):
-        raise _invalid('counts["hits"]', 'expected None exactly when '
-                       'counts["relevant"] is None, got %s', counts["hits"])
+    for key, none, when in (
+            ("hits", counts["relevant"] is None, '"relevant"] is None'),
+            ("first_hit", not counts["hits"], '"hits"] is 0 or None'),
+            ("covered", None in (counts["supported"], counts["expected"]),
+             '"supported"] or counts["expected"] is None')):
+        if (counts[key] is None) != none:
+            raise _invalid('counts["%s"]' % key, "expected None exactly "
+                           "when counts[" + when + ", got %s", counts[key])
+    for part, whole in _PARTS:
+        if counts[part] is not None and not 0 <= counts[part] <= (
+                counts[whole] if counts[whole] is not None else -1):
+            raise _invalid('counts["%s"]' % part, 'expected at most counts'
+                           '["' + whole + '"], %s, got %s', counts[whole],
+                           counts[part])
 
 
 def _check_k(k):
-    """Check that the cutoff k is an int from 1 to 100 (True is not)."""
+    """Check that the cutoff k is an int from 1 to 1,000 (True is not)."""
     if type(k) is not int or not 1 <= k <= _MAX_K:
         raise _invalid("k", "expected an int from 1 to %s, got %s", _MAX_K, k)
 
 
-# ==========================================================================
 # START OF THE CONTRACT OF ONE QUESTION: the rules, then public functions.
 def validate(corpus, case, run, k):
     """Check every input rule, in the order corpus, case, run, k; return
     (relevant, support, retrieved, claims), the very objects checked."""
     _check_corpus(corpus)
-    fields = _checked_fields(case, "case", _CASE_KEYS, corpus)
-    _check_case_rules(fields)
-    answer = _checked_fields(run, "run", _RUN_KEYS, corpus)
+    _check_case(case, corpus)
+    _check_fields(run, "run", _RUN_KEYS, corpus)
     _check_k(k)
-    return (fields["relevant"], fields["support"], answer["retrieved"],
-            answer["claims"])
+    return case["relevant"], case["support"], run["retrieved"], run["claims"]
 
 
 def _retrieval_counts(relevant, retrieved, k):
-    """Return the counts "relevant", "k" (fixed slots), "hits" (in the top
-    k), "first_hit" (best rank or None): None but k if relevant is None."""
-    if relevant is None:
+    """Return the counts "relevant" (of the set relevant), "k", "hits" (the
+    relevant documents in the top k) and "first_hit" (the first one's rank,
+    from 1; None with no hit); each but k None when relevant is None."""
+    if relevant is None:  # nobody labelled relevance
         return {"relevant": None, "k": k, "hits": None, "first_hit": None}
-    wanted = set(relevant)
     # Only the top k count: a relevant document ranked k + 1 is no hit.
     ranks = [rank for rank, doc_id in enumerate(retrieved[:k], start=1)
-             if doc_id in wanted]
-    return {
-        "relevant": len(relevant),
-        "k": k,
-        "hits": len(ranks),
-        "first_hit": ranks[0] if ranks else None,
-    }
+             if doc_id in relevant]
+    return {"relevant": len(relevant), "k": k, "hits": len(ranks),
+            "first_hit": ranks[0] if ranks else None}
 
 
 def _values(counts):
-    """Return the six values of counts tally() gives, in order."""
+    """Return the six values of one run's counts, in order: hits / k, hits
+    / relevant, 1 / first_hit (0.0 with no hit), supported / generated,
+    covered / expected, and whether no claim was made; None where a value
+    does not apply: the first three with nothing relevant, support with no
+    claim judged, coverage and abstention with "covered" None, coverage
+    with no claim expected, abstention with one."""
     # n/a is never 0: a value that does not apply here is None.
     ranked = bool(counts["relevant"])  # some document is labelled relevant
     judged = counts["supported"] is not None and counts["generated"]
@@ -342,11 +320,23 @@ def _values(counts):
     }
 
 
+def _labels(case):
+    """Return {claim ID: the set of its sources} of each claim a case labels
+    supported (expected or optional); None when "support" is None and no
+    key of _JUDGEMENTS, even empty, is given: nothing judges an answer."""
+    if case["support"] is None and not any(
+            key in case for key in _JUDGEMENTS):
+        return None
+    # An optional claim counts as supported, though it covers nothing.
+    labels = {**(case["support"] or {}), **case.get("optional", {})}
+    return {claim_id: set(sources) for claim_id, sources in labels.items()}
+
+
 def _unsupported_because(claim_id, citations, labels, visible, corpus):
     """Return None for a supported claim, else the first rule it breaks,
     each on every citation before the next: "no citation", "no label"
-    (labels: {claim ID: its sources}), "not in the corpus", "not a
-    labelled source", "outside the top k" (visible: the top k, a set)."""
+    (labels: _labels()), "not in the corpus", "not a labelled source",
+    "outside the top k" (visible: the set of the top k)."""
     # Strict citations: one good citation does not excuse a bad one.
     if not citations:
         return "no citation"
@@ -364,16 +354,8 @@ def _unsupported_because(claim_id, citations, labels, visible, corpus):
     return None
 
 
-def _reasons(corpus, case, retrieved, claims, k):
-    """Return [(claim ID, reason)] in answer order, reason None for a
-    supported claim (_unsupported_because()); None when nothing judges the
-    answer: case["support"] is None and no key of _JUDGEMENTS is given."""
-    if case["support"] is None and not any(
-            key in case for key in _JUDGEMENTS):
-        return None
-    # An optional claim counts as supported, though it covers nothing.
-    labels = {**(case["support"] or {}), **case.get("optional", {})}
-    labels = {claim_id: set(sources) for claim_id, sources in labels.items()}
+def _reasons(labels, retrieved, claims, k, corpus):
+    """Return [(claim ID, _unsupported_because())] in answer order."""
     # The top k was the answer stage's context: all it could back a claim.
     visible = set(retrieved[:k])
     return [(claim_id, _unsupported_because(claim_id, citations, labels,
@@ -381,21 +363,38 @@ def _reasons(corpus, case, retrieved, claims, k):
             for claim_id, citations in claims]
 
 
+def _claim_counts(support, claims, reasons):
+    """Return the counts "generated" (the claims made), "supported" (those
+    whose reason is None), "expected" (the claims of support), "covered"
+    (the expected claims a supported claim states); None without their
+    parts: claims None (no answer), reasons None (no judge), support None."""
+    supported = covered = None
+    if reasons is not None:
+        supported = [claim for claim, reason in reasons if reason is None]
+    if supported is not None and support is not None:
+        covered = [claim for claim in supported if claim in support]
+    return {"generated": None if claims is None else len(claims),
+            "supported": None if supported is None else len(supported),
+            "expected": None if support is None else len(support),
+            "covered": None if covered is None else len(covered)}
+
+
 def _uncovered(support, supported):
     """Return a tuple, in the order of support, of the expected claims
-    that no supported claim states."""
+    that no supported claim states (supported: a set)."""
     return tuple(claim_id for claim_id in support
                  if claim_id not in supported)
 
 
 def _disclosed(restricted, retrieved, claims, k):
-    """Return a tuple, in the order of restricted, of the restricted
-    documents in the top k or cited."""
+    """Return a tuple of the restricted documents (restricted: {ID: its
+    place}) in the top k or cited, in the order of their places."""
     # The top k is the answer stage's context; a citation quotes it.
     exposed = set(retrieved[:k])
     for claim_id, citations in claims:
         exposed.update(citations)
-    return tuple(doc_id for doc_id in restricted if doc_id in exposed)
+    found = [doc_id for doc_id in exposed if doc_id in restricted]
+    return tuple(sorted(found, key=restricted.get))
 
 
 def _reviewed(reasons, loose, rejected):
@@ -435,32 +434,36 @@ def _lenient_reading(case):
     return reading
 
 
-def tally(corpus, case, run, *, k=2):
-    """Validate; return the counts behind the six values: _retrieval_counts(),
-    the claims "generated", "supported", "expected" and "covered" (None
-    without their part) and "disclosed" documents (a count, never a score)."""
-    relevant, support, retrieved, claims = validate(corpus, case, run, k)
+def _lookups(case):
+    """Return what scoring reads of a checked case, as sets: its relevant
+    documents (or None), "support", _labels(), {restricted ID: place}."""
+    relevant, restricted = case["relevant"], case.get("restricted", ())
+    return (None if relevant is None else set(relevant), case["support"],
+            _labels(case), dict(zip(restricted, range(len(restricted)))))
+
+
+def _judgement(lookups, retrieved, claims, k, corpus):
+    """Return the counts of a run as tally() gives them, its _reasons() or
+    None, and the restricted documents it discloses (case: _lookups())."""
+    relevant, support, labels, restricted = lookups
     counts = _retrieval_counts(relevant, retrieved, k)
-    reasons = None if claims is None else _reasons(
-        corpus, case, retrieved, claims, k)
-    supported = None if reasons is None else {
-        claim_id for claim_id, reason in reasons if reason is None}
-    uncovered = None if supported is None or support is None \
-        else _uncovered(support, supported)
-    restricted = case.get("restricted", ())
-    counts.update(
-        generated=None if claims is None else len(claims),
-        supported=None if supported is None else len(supported),
-        expected=None if support is None else len(support),
-        covered=None if uncovered is None else len(support) - len(uncovered),
-        disclosed=len(_disclosed(restricted, retrieved, claims or (), k))
-        if restricted else 0)
-    return {key: counts[key] for key in _COUNTS}  # in the contract's order
+    reasons = None if claims is None or labels is None else _reasons(
+        labels, retrieved, claims, k, corpus)
+    counts.update(_claim_counts(support, claims, reasons))
+    disclosed = _disclosed(restricted, retrieved, claims or (), k)
+    counts["disclosed"] = len(disclosed)  # a count, never a score
+    return {key: counts[key] for key in _COUNTS}, reasons, disclosed
+
+
+def tally(corpus, case, run, *, k=2):
+    """Validate; return the counts behind the six values, as _COUNTS."""
+    relevant, support, retrieved, claims = validate(corpus, case, run, k)
+    return _judgement(_lookups(case), retrieved, claims, k, corpus)[0]
 
 
 def lenient(case):
     """Check a case (IDs alone, no corpus); return its _lenient_reading()."""
-    _check_case_rules(_checked_fields(case, "case", _CASE_KEYS, None))
+    _check_case(case, None)
     return _lenient_reading(case)
 
 
@@ -476,45 +479,59 @@ def evaluate(corpus, case, run, *, k=2):
 
 
 def explain(corpus, case, run, *, k=2):
-    """Validate like evaluate(); return "claims", the reason of each claim
-    (_reviewed()), None with no answer or nothing to judge; "uncovered"
-    (_uncovered()), None also without "support"; and "disclosed"."""
+    """Validate; return "claims", each claim's reason (_reviewed()), None
+    with no answer or nothing to judge it; "uncovered" (_uncovered()), None
+    also without "support"; and "disclosed" (_disclosed())."""
     relevant, support, retrieved, claims = validate(corpus, case, run, k)
-    reasons = None if claims is None else _reasons(
-        corpus, case, retrieved, claims, k)
-    restricted = case.get("restricted", ())
-    disclosed = restricted and _disclosed(restricted, retrieved,
-                                          claims or (), k)
+    counts, reasons, disclosed = _judgement(_lookups(case), retrieved,
+                                            claims, k, corpus)
     if reasons is None:
         return {"claims": None, "uncovered": None, "disclosed": disclosed}
     supported = {claim for claim, reason in reasons if reason is None}
     uncovered = None if support is None else _uncovered(support, supported)
     if "disputed" in case or "rejected" in case:  # what reviewers recorded
         loose = reasons if "disputed" not in case else _reasons(
-            corpus, lenient(case), retrieved, claims, k)
+            _labels(_lenient_reading(case)), retrieved, claims, k, corpus)
         reasons = _reviewed(reasons, loose, set(case.get("rejected", ())))
     return {"claims": tuple(reasons), "uncovered": uncovered,
             "disclosed": disclosed}
 
 
 # END OF THE CONTRACT OF ONE QUESTION
-# ==========================================================================
 
 
 __all__ += ["MEASURES", "ndcg", "paired_test", "p_text", "report",
-            "load_data", "load_trec"]
+            "report_text", "gate_text", "load_data", "load_trec"]
 
-# Below END, each layer uses what is above it, and of the contract only its
-# public functions: a scorer written in other words runs the whole report.
+# Below END, each layer uses what is above it, the contract's private
+# functions too: each input is checked once, where it comes in, into the
+# records that the rest reads without checking them again.
+
+import math  # noqa: E402  (math, os and stat load at once)
+import os  # noqa: E402
+import stat  # noqa: E402
 
 # --- Names, and the keys of a case only a report reads --------------------
 
 _MAX_RUNS = 100  # repeated runs of one question by one system
+_MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
 _MAX_TAGS = 20  # of one question
+_MAX_TAGS_IN_ALL = 100  # each a slice of the summary
 _NAME_RULE = "names are 1 to 64 printable ASCII characters, no spaces"
+_REPORT_KEYS = ("grades", "group", "tags")  # of a case: see _check_extra()
+_ALL_CASE_KEYS = (*_CASE_KEYS, *_REPORT_KEYS)
 
 
-def _check_name(value, field, case=None):
+def _check_dict_of(value, field, keys, template, *shown):
+    """Check that value is a dict whose keys are exactly `keys`, each an
+    exact str; else raise 'field: template', shown and value _shown()."""
+    if type(value) is dict:
+        _check_keys(value, field)
+    if type(value) is not dict or value.keys() != set(keys):
+        raise _invalid(field, template, *shown, value)
+
+
+def _check_name(value, field):
     """Check a case, system, group or tag name: it heads rows, so it prints
     the same on any terminal and leaves a row's words unambiguous."""
     if not (type(value) is str and 0 < len(value) <= 64
@@ -523,95 +540,100 @@ def _check_name(value, field, case=None):
         raise _invalid(field, "invalid name %s (" + _NAME_RULE + ")", value)
 
 
-def _check_tags(value, field, case):
-    """Check "tags": a tuple of 1 to 20 distinct names."""
-    if type(value) is not tuple or not 0 < len(value) <= _MAX_TAGS:
-        raise _invalid(field, "expected a tuple of 1 to %s names, got %s",
-                       _MAX_TAGS, value)
-    for tag in value:
-        _check_name(tag, field)
+def _check_names(value, field, most, what="names"):
+    """Check a tuple of 1 to `most` distinct names (`what` they are)."""
+    if type(value) is not tuple or not 0 < len(value) <= most:
+        raise _invalid(field, "expected a tuple of 1 to %s " + what
+                       + ", got %s", most, value)
+    for name in value:
+        _check_name(name, field)
     if len(set(value)) < len(value):
         raise _invalid(field, "repeated name %s", next(
-            tag for index, tag in enumerate(value) if tag in value[:index]))
+            name for index, name in enumerate(value)
+            if name in value[:index]))
 
 
-def _check_grades(value, field, case):
-    """Check "grades": an int from 1 to 100 for each relevant document."""
-    if type(value) is dict:
-        _check_keys(value, field)
-    if type(value) is not dict or set(value) != set(case["relevant"] or ()):
-        raise _invalid(field, "expected a grade for each document of "
-                       'case["relevant"] %s, got %s', case["relevant"],
-                       value)
-    for doc_id, grade in value.items():
-        if type(grade) is not int or not 1 <= grade <= 100:
-            raise _invalid("%s['%s']" % (field, doc_id),
-                           "expected an int from 1 to 100, got %s", grade)
-
-
-# The keys of a case that the contract ignores and a report reads, each
-# with its checker; a key a letter or two from one of these is a typo too.
-_REPORT_KEYS = {
-    "grades": _check_grades,  # graded relevance, for nDCG
-    "group":  _check_name,    # the conversation or topic it belongs to
-    "tags":   _check_tags,    # question types: each a slice of the summary
-}
-_ALL_CASE_KEYS = tuple(_CASE_KEYS) + tuple(_REPORT_KEYS)
-
-
-def _check_report_keys(case):
-    """Check the keys that only a report reads of a case validate() took."""
-    _check_keys(case, "case", _ALL_CASE_KEYS)
-    for key, check in _REPORT_KEYS.items():
-        if key in case:
-            check(case[key], 'case["%s"]' % key, case)
+def _check_extra(case):
+    """Check the keys of a case that only a report reads, if given: its
+    "grades" (an int from 1 to 100 for each relevant document, the gain
+    of nDCG), its "group" (the conversation or topic it belongs to) and
+    its "tags" (the kinds of question it is: each a slice)."""
+    if "grades" in case:
+        _check_dict_of(case["grades"], 'case["grades"]', case["relevant"]
+                       or (), 'expected a grade for each document of case'
+                       '["relevant"] %s, got %s', case["relevant"])
+        for doc_id, grade in case["grades"].items():
+            if type(grade) is not int or not 1 <= grade <= 100:
+                raise _invalid('case["grades"][%s]' % _shown(doc_id),
+                               "expected an int from 1 to 100, got %s",
+                               grade)
+    if "group" in case:
+        _check_name(case["group"], 'case["group"]')
+    if "tags" in case:
+        _check_names(case["tags"], 'case["tags"]', _MAX_TAGS)
 
 
 # --- The measures of one question -----------------------------------------
 
-def _ndcg(case, run, k):
-    """Return nDCG@k of a checked case and run (see ndcg())."""
-    from math import log2
+def _discounted(gains):
+    """Return the sum of the gains, each over math.log2(its rank + 1), added in
+    rank order as trec_eval adds them."""
+    total = 0.0
+    for rank, gain in enumerate(gains, start=1):
+        total += gain / math.log2(rank + 1)
+    return total
+
+
+def _gains(case, k):
+    """Return ({relevant document: its gain}, the discounted gain of the
+    best ranking's top k) of a checked case; None with nothing relevant."""
     if not case["relevant"]:
         return None
     gains = case.get("grades") or dict.fromkeys(case["relevant"], 1)
-    gained = 0.0
-    for rank, doc_id in enumerate(run["retrieved"][:k], start=1):
-        gained += gains.get(doc_id, 0) / log2(rank + 1)
-    best = 0.0
-    ideal = sorted(gains.values(), reverse=True)[:k]
-    for rank, gain in enumerate(ideal, start=1):
-        best += gain / log2(rank + 1)
-    return gained / best
+    return gains, _discounted(sorted(gains.values(), reverse=True)[:k])
+
+
+def _ndcg(gains, run, k):
+    """Return nDCG@k of a run, its case read by _gains()."""
+    if gains is None:
+        return None
+    gain_of, best = gains
+    found = [gain_of.get(doc_id, 0) for doc_id in run["retrieved"][:k]]
+    return _discounted(found) / best
 
 
 def ndcg(corpus, case, run, *, k=2):
     """Validate like evaluate(); return nDCG@k as trec_eval's ndcg_cut gives
     it: the gain of the top k over that of the best ranking, a document's
-    gain its grade (1 without grades) divided by log2(rank + 1). 0.0 when
+    gain its grade (1 without grades) divided by math.log2(rank + 1). 0.0 when
     nothing relevant is in the top k; None when no document is relevant."""
     validate(corpus, case, run, k)
-    _check_report_keys(case)
-    return _ndcg(case, run, k)
+    _check_keys(case, "case", _ALL_CASE_KEYS)
+    _check_extra(case)
+    return _ndcg(_gains(case, k), run, k)
 
 
 # The measures of one question that a report gives, in the order of its
-# columns. An entry holds the measure's label at cutoff k, how a run's value
-# is found ("value": a function of the checked case, run and k; left out,
-# evaluate() gives it), when it is n/a, whether it is a yes or no (counted,
-# never averaged), and the case key it needs (a data set without it leaves
-# the measure out). To add a measure, add its entry and its function.
+# columns. An entry holds the measure's label at cutoff k and when it is
+# n/a; "yes_no" if it is a yes or no (counted, never averaged); "answer" if
+# a run that makes no answer has none (a candidate's silence then counts as
+# its lowest value, "lowest", 0.0 unless given: see _sides()); "needs", the
+# case key without which a data set leaves it out; and "value", how a run's
+# value is found, a function of (the checked case, or what its "reads"
+# function of the case and k gives, once a question), the run and k; left
+# out, evaluate() gives it. To add a measure, add its entry.
 MEASURES = {
     "precision": {"label": "P@%d", "n/a": "nothing is labelled relevant"},
     "recall": {"label": "R@%d", "n/a": "nothing is labelled relevant"},
     "rr": {"label": "RR@%d", "n/a": "nothing is labelled relevant"},
-    "support": {"label": "support",
+    "support": {"label": "support", "answer": True,
                 "n/a": "the answer has no claim, or nothing judges it"},
-    "coverage": {"label": "coverage", "n/a": "no claim is expected"},
+    "coverage": {"label": "coverage", "answer": True,
+                 "n/a": "no claim is expected"},
     "abstention_correct": {"label": "abstention", "yes_no": True,
-                           "n/a": "a claim is expected"},
-    "ndcg": {"label": "nDCG@%d", "value": _ndcg, "needs": "grades",
-             "n/a": "nothing is labelled relevant"},
+                           "answer": True, "n/a": "a claim is expected"},
+    "ndcg": {"label": "nDCG@%d", "reads": _gains, "value": _ndcg,
+             "needs": "grades", "n/a": "nothing is labelled relevant"},
 }
 
 
@@ -621,23 +643,17 @@ def _averaged(measures):
     return [name for name in measures if not MEASURES[name].get("yes_no")]
 
 
-# --- Checked data: one parse -----------------------------------------------
-# A data set is a dict of _DATA_KEYS (the fixture, a JSON file or TREC
-# files read into one). _checked() checks it once, at this boundary, into
-# records: what lies below reads them and checks nothing again. Each run
-# is left to the contract's tally(), which checks it as it scores it.
+# --- Checked data ----------------------------------------------------------
+# A data set is a dict of _DATA_KEYS: the fixture, a JSON file or TREC files
+# read into one. _checked() checks each part once, where it comes in, into
+# records: a _Question per case, holding its checked runs.
 
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
               "manifests", "notes")
-_MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
-_MAX_ROWS = 15000  # runs in all: 7,500 questions of two systems
-_MAX_READ = 15 * 10 ** 5  # label IDs the runs read in all: _labels_read()
-_MAX_TAGS_IN_ALL = 100  # each a slice of the summary
 _SLICES = ("answerable", "unanswerable")
 # What a run manifest must hold the same for every system: runs on another
 # corpus, other questions, permissions or rubric compare nothing.
 _HELD_CONSTANT = ("corpus", "questions", "permissions", "rubric")
-_NO_RUN = {"retrieved": (), "claims": ()}  # valid beside any case
 
 
 class _Record:
@@ -653,21 +669,23 @@ class _Record:
 
 
 class _Question(_Record):
-    """A checked case: its name, the case, its runs as {system: a tuple of
-    one run or of repeated ones}, whether each was given as a tuple,
-    whether it is answerable, its group (None: a group of its own), the
-    documents of the corpus it names (see _named()), and its lenient
-    reading where it disputes a label (else None)."""
+    """A checked case: its name, the case, its checked runs ({system: a
+    tuple of runs}), whether each system gave them as a tuple, whether it
+    is answerable, its group (None: one of its own), what scoring reads of
+    it in each reading ({"strict": _lookups(), "lenient": that of its
+    lenient reading where it disputes a label}), what each measure's
+    "reads" gives of it, and its rejected claims (a set)."""
 
     __slots__ = ("name", "case", "runs", "repeated", "answerable", "group",
-                 "documents", "loose")
+                 "lookups", "reads", "rejected")
 
 
 class _Data(_Record):
-    """A checked data set: k, the systems (the baseline first), the corpus,
-    {name: _Question} in case order, the policy and manifests (or None),
-    the measures it has, its slices ({slice: question names}), its groups
-    ({name: group}, or None when no case names one) and its notes."""
+    """A checked data set: k, the systems (the baseline first), the corpus
+    (a set of IDs where none is given), {name: _Question} in case order,
+    the policy and manifests (or None), the measures it has, its slices
+    ({slice: question names}), its groups ({name: group}, or None when no
+    case names one) and its notes."""
 
     __slots__ = ("k", "systems", "corpus", "questions", "policy",
                  "manifests", "measures", "slices", "groups", "notes")
@@ -679,147 +697,47 @@ def _answerable(case):
     return case["relevant"] != () and case["support"] != {}
 
 
-def _strings(value, depth):
-    """Return every str in a tuple or a dict (its keys and values), and in
-    those within it, down to `depth` levels."""
-    found = []
-    items = value if type(value) is tuple else (*value, *value.values())
-    for item in items:
-        if type(item) is str:
-            found.append(item)
-        elif depth > 1 and type(item) in (tuple, dict):
-            found += _strings(item, depth - 1)
-    return found
-
-
-def _named(corpus, case):
-    """Return the documents of a checked corpus that a case names, as {ID:
-    text}: in the keys a report reads, as a key it ignores names none."""
-    named, read = {}, ()
-    if type(case) is dict:
-        read = tuple(case[key] for key in _ALL_CASE_KEYS if key in case)
-    for doc_id in _strings(read, 3):
-        if doc_id in corpus:
-            named[doc_id] = corpus[doc_id]
-    return named
-
-
-def _said(run):
-    """Return (the strs of a run of any shape where documents go: retrieved
-    or cited, the set of its claim IDs)."""
-    documents, claim_ids = [], set()
-    retrieved = run.get("retrieved") if type(run) is dict else None
-    claims = run.get("claims") if type(run) is dict else None
-    if type(retrieved) is tuple:
-        documents += retrieved
-    for pair in claims if type(claims) is tuple else ():
-        if type(pair) is tuple and len(pair) == 2 and type(pair[1]) is tuple:
-            documents += pair[1]
-        if type(pair) is tuple and pair and type(pair[0]) is str:
-            claim_ids.add(pair[0])
-    return [doc_id for doc_id in documents if type(doc_id) is str], claim_ids
-
-
-def _cut(corpus, named, documents):
-    """Return the documents named (a case's, see _named()) and those of
-    the corpus among documents, one at least: the contract checks a run
-    against them in time that grows with the run and its labels, not with
-    the corpus."""
-    cut = dict(named)
-    for doc_id in documents:
-        if doc_id in corpus:
-            cut[doc_id] = corpus[doc_id]
-    return cut or dict([next(iter(corpus.items()))])
-
-
-def _named_corpus(cases, runs):
-    """Return the corpus of a data set that gives none: each ID that the
-    cases' "relevant", "restricted" and sources and the runs' "retrieved"
-    name, with no text (None). A citation of any other document is then
-    "not in the corpus"."""
-    parts = []
-    for case in cases.values() if type(cases) is dict else ():
-        for key in ("relevant", "restricted", "support", "optional",
-                    "disputed"):
-            value = case.get(key) if type(case) is dict else None
-            parts.append(tuple(value.values()) if type(value) is dict
-                         else value)  # a dict's sources, or IDs
-    for by_system in runs.values() if type(runs) is dict else ():
-        for given in by_system.values() if type(by_system) is dict else ():
-            for run in given if type(given) is tuple else (given,):
-                parts.append(run.get("retrieved") if type(run) is dict
-                             else None)
-    named = _strings(tuple(part for part in parts if type(part) is tuple), 3)
-    documents = dict.fromkeys(doc_id for doc_id in named if _is_id(doc_id))
-    # None valid: a document nobody names, so a fault names its ID, not the
-    # corpus that was left out.
-    return documents or {"none-named": None}
-
-
-def _runs_of(runs, name, system):
-    """Return a system's runs of a case as a tuple: (), when it did not
-    run the case."""
-    if system not in runs[name]:
-        return ()
-    given = runs[name][system]
-    if type(given) is not tuple:
-        return (given,)
-    if not given or len(given) > _MAX_RUNS:
-        where = "case %s, system %s: runs[%s][%s]" % (
-            _shown(name), _shown(system), _shown(name), _shown(system))
-        raise _invalid(where, "expected 1 to %s repeated runs, got %s",
-                       _MAX_RUNS, given)
-    return given
-
-
-def _check_questions(corpus, cases, runs, k):
-    """Check the shared corpus once, k, and that cases and runs are dicts
-    by case name, runs holding a dict of runs by system name."""
-    _check_corpus(corpus)
-    _check_k(k)
-    for part, value in (("cases", cases), ("runs", runs)):
-        if type(value) is not dict:
-            raise _invalid(part, "expected a dict, got %s", value)
-        _check_keys(value, part)
-    for name in cases:
-        _check_name(name, "cases")
-    for name, by_system in runs.items():
-        if name not in cases:
-            raise _invalid("runs", "no case named %s", name)
-        if type(by_system) is not dict:
-            raise _invalid("runs[%s]" % _shown(name),
-                           "expected a dict of runs by system, got %s",
-                           by_system)
-        _check_keys(by_system, "runs[%s]" % _shown(name))
-
-
-def _check_systems(systems):
-    """Check a tuple of 1 to 100 distinct names, the baseline first: one
-    alone is judged by the rules that need no baseline."""
-    if type(systems) is not tuple or not 1 <= len(systems) <= _MAX_SYSTEMS:
-        raise _invalid("systems", "expected a tuple of 1 to %s names, the "
-                       "baseline first, got %s", _MAX_SYSTEMS, systems)
-    for system in systems:
-        _check_name(system, "systems")
-    if len(set(systems)) < len(systems):
-        raise _invalid("systems", "repeated name %s", next(
-            system for index, system in enumerate(systems)
-            if system in systems[:index]))
+def _data_parts(data):
+    """Return a data set's parts as a dict of _DATA_KEYS, k 2 and policy and
+    manifests None when left out, once its keys, k, systems, manifests and
+    notes are checked."""
+    if type(data) is not dict:
+        raise _invalid("data", "expected a dict with the keys %s, got %s",
+                       _DATA_KEYS, data)
+    _check_keys(data, "data", _DATA_KEYS)
+    for key in data:
+        if key not in _DATA_KEYS:  # a misspelt "policy" must not pass unseen
+            raise _invalid("data", "unknown key %s; the keys are %s", key,
+                           _DATA_KEYS)
+    for key in ("systems", "cases", "runs"):  # a corpus may be left out
+        if key not in data:
+            raise _invalid("data", "missing the key %s", key)
+    parts = dict(dict.fromkeys(_DATA_KEYS), k=2)
+    parts.update(data)
+    _check_k(parts["k"])
+    _check_names(parts["systems"], "systems", _MAX_SYSTEMS,
+                 "names, the baseline first")
+    if parts["manifests"] is not None:
+        _check_manifests(parts["manifests"], parts["systems"])
+    notes = parts["notes"]  # what load_trec() left out, say
+    if notes is not None and not (type(notes) is tuple and len(notes) <= 10
+                                  and all(type(note) is str and len(note) <=
+                                          300 and note.isprintable()
+                                          for note in notes)):
+        raise _invalid("notes", "expected a tuple of at most 10 lines of "
+                       "text, got %s", notes)
+    return parts
 
 
 def _check_manifests(manifests, systems):
-    """Check that manifests gives each system an object of strings, and
-    that the fields of _HELD_CONSTANT are the same for all (a field left
-    out is None)."""
-    if type(manifests) is dict:
-        _check_keys(manifests, "manifests")
-    if type(manifests) is not dict or set(manifests) != set(systems):
-        raise _invalid("manifests", "expected an object with the keys %s, "
-                       "got %s", systems, manifests)
+    """Check that manifests gives each system a dict of strings, and that
+    the fields of _HELD_CONSTANT are the same for all (left out: None)."""
+    _check_dict_of(manifests, "manifests", systems, "expected a dict with "
+                   "the keys %s, got %s", systems)
     for system in systems:
         field = "manifests[%s]" % _shown(system)
         if type(manifests[system]) is not dict:
-            raise _invalid(field, "expected an object of strings, got %s",
+            raise _invalid(field, "expected a dict of strings, got %s",
                            manifests[system])
         _check_keys(manifests[system], field)
         for key, value in manifests[system].items():
@@ -837,79 +755,111 @@ def _check_manifests(manifests, systems):
                                manifests[system].get(field), system)
 
 
-def _data_parts(data):
-    """Return a data set's parts as a dict of _DATA_KEYS, k 2 and policy and
-    manifests None when left out, once its keys, k, systems and manifests
-    are checked."""
-    if type(data) is not dict:
-        raise _invalid("data", "expected an object with the keys %s, got %s",
-                       _DATA_KEYS, data)
-    _check_keys(data, "data", _DATA_KEYS)
-    for key in data:
-        if key not in _DATA_KEYS:  # a misspelt "policy" must not pass unseen
-            raise _invalid("data", "unknown key %s; the keys are %s", key,
-                           _DATA_KEYS)
-    for key in ("systems", "cases", "runs"):  # a corpus may be left out
-        if key not in data:
-            raise _invalid("data", "missing the key %s", key)
-    parts = dict(dict.fromkeys(_DATA_KEYS), k=2)
-    parts.update(data)
-    _check_k(parts["k"])
-    _check_systems(parts["systems"])
-    if parts["manifests"] is not None:
-        _check_manifests(parts["manifests"], parts["systems"])
-    notes = parts["notes"]  # what load_trec() left out, say
-    if notes is not None and not (type(notes) is tuple and len(notes) <= 10
-                                  and all(type(note) is str and len(note) <=
-                                          300 and note.isprintable()
-                                          for note in notes)):
-        raise _invalid("notes", "expected a tuple of at most 10 lines of "
-                       "text, got %s", notes)
-    return parts
-
-
-def _check_runs(cases, runs, systems):
-    """Check that every case is a dict that some listed system ran, that
-    every system named in runs is listed, and that there are at most
-    15,000 runs in all (each repeated run counted) and 100 tags."""
-    listed, rows, tags = set(systems), 0, set()
+def _check_layout(cases, runs, systems):
+    """Check that cases and runs are dicts by case name, that each run
+    names a case and a listed system, that each case is a dict some
+    system ran, that each system ran some case, and that the cases hold at
+    most 100 tags in all."""
+    for part, value in (("cases", cases), ("runs", runs)):
+        if type(value) is not dict:
+            raise _invalid(part, "expected a dict, got %s", value)
+        _check_keys(value, part)
+    ran, tags = set(), set()
+    for name, by_system in runs.items():
+        if name not in cases:
+            raise _invalid("runs", "no case named %s", name)
+        if type(by_system) is not dict:
+            raise _invalid("runs[%s]" % _shown(name), "expected a dict of "
+                           "runs by system, got %s", by_system)
+        _check_keys(by_system, "runs[%s]" % _shown(name))
+        for system in by_system:
+            if system not in systems:
+                raise _invalid("runs[%s]" % _shown(name), "system %s is "
+                               'not in "systems"', system)
+        ran.update(by_system)
     for name, case in cases.items():
+        _check_name(name, "cases")
         if type(case) is not dict:
-            raise _invalid("case %s" % _shown(name), "expected a dict, got %s",
-                           case)
-        if type(case.get("tags")) is tuple:  # checked as its case is
-            tags.update(tag for tag in case["tags"] if type(tag) is str)
+            raise _invalid("case %s" % _shown(name), "expected a dict, got "
+                           "%s", case)
         if not runs.get(name):
             raise _invalid("case %s" % _shown(name), "no system ran it: "
                            "missing from runs")
-        for system, given in runs[name].items():
-            if system not in listed:
-                raise _invalid("runs[%s]" % _shown(name), "system %s is not "
-                               'in "systems"', system)
-            rows += len(given) if type(given) is tuple else 1
-    if rows > _MAX_ROWS:
-        raise _invalid("runs", "expected at most %s runs in all (each "
-                       "repeated run counts), got %s", _MAX_ROWS, rows)
+        if type(case.get("tags")) is tuple:  # each checked with its case
+            tags.update(case["tags"])
+    for system in systems:
+        if system not in ran:
+            raise _invalid("systems", "%s ran no case: give its runs, or "
+                           "leave it out", system)
     if len(tags) > _MAX_TAGS_IN_ALL:
         raise _invalid("cases", "expected at most %s tags in all, got %s",
                        _MAX_TAGS_IN_ALL, len(tags))
 
 
-def _question(name, case, runs, corpus, k):
-    """Return the _Question of a case whose shape is checked: its labels
-    checked in full, once, by validate() (each run then sees its own)."""
-    documents = _named(corpus, case)
+def _checked_runs(name, system, given, corpus):
+    """Return a system's run of a case, or its repeated runs, as a tuple of
+    runs, each checked; a fault names the case, the system and the run."""
+    runs = given if type(given) is tuple else (given,)
+    where = "case %s, system %s" % (_shown(name), _shown(system))
+    if not 0 < len(runs) <= _MAX_RUNS:
+        raise _invalid("%s: runs[%s][%s]" % (where, _shown(name),
+                                             _shown(system)),
+                       "expected 1 to %s repeated runs, got %s", _MAX_RUNS,
+                       given)
+    for number, run in enumerate(runs, start=1):
+        try:
+            _check_fields(run, "run", _RUN_KEYS, corpus)
+        except EvaluationError as fault:
+            if type(given) is tuple:
+                where += ", run %d" % number
+            raise EvaluationError("%s: %s" % (where, fault)) from None
+    return runs
+
+
+def _question(name, case, by_system, corpus):
+    """Return the _Question of a case and its runs by system, each checked
+    once against the corpus (None: documents are IDs alone)."""
     try:
-        validate(_cut(corpus, documents, ()), case, _NO_RUN, k)
-        _check_report_keys(case)
+        _check_case(case, corpus, _ALL_CASE_KEYS)
+        _check_extra(case)
     except EvaluationError as fault:
         raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
-    given = {system: _runs_of(runs, name, system) for system in runs[name]}
-    repeated = {system: type(runs[name][system]) is tuple
-                for system in given}
-    loose = lenient(case) if case.get("disputed") else None
-    return _Question(name, case, given, repeated, _answerable(case),
-                     case.get("group"), documents, loose)
+    runs, repeated = {}, {}
+    for system, given in by_system.items():
+        runs[system] = _checked_runs(name, system, given, corpus)
+        repeated[system] = type(given) is tuple
+    lookups = {"strict": _lookups(case)}
+    if case.get("disputed"):
+        lookups["lenient"] = _lookups(_lenient_reading(case))
+    return _Question(name, case, runs, repeated, _answerable(case),
+                     case.get("group"), lookups, {},
+                     set(case.get("rejected", ())))
+
+
+def _named(questions):
+    """Return the set of documents the checked cases and runs name, for a
+    data set that gives no corpus: their relevant, restricted and source
+    documents, and those retrieved. A citation of any other document is
+    "not in the corpus"."""
+    named = set()
+    for question in questions.values():
+        case = question.case
+        named.update(case["relevant"] or (), case.get("restricted", ()))
+        for key in ("support", "optional", "disputed"):
+            for sources in (case.get(key) or {}).values():
+                named.update(sources)
+        for runs in question.runs.values():
+            for run in runs:
+                named.update(run["retrieved"])
+    return named
+
+
+def _measures_of(cases):
+    """Return the names of the measures a data set has: each that needs no
+    case key, or whose key some case gives."""
+    return [name for name, measure in MEASURES.items()
+            if "needs" not in measure or any(
+                measure["needs"] in case for case in cases.values())]
 
 
 def _slices(questions):
@@ -925,107 +875,55 @@ def _slices(questions):
     return parts
 
 
-def _labels_read(questions):
-    """Return the IDs of labels the runs read in all: a question's labels
-    (its documents, claims and sources) are read again by each of its runs
-    (see _trimmed()), so their cost grows as their product."""
-    read = 0
-    for question in questions.values():
-        labels = tuple(question.case.get(key) for key in _CASE_KEYS)
-        runs = sum(map(len, question.runs.values()))  # repeated ones too
-        read += len(_strings(labels, 3)) * runs
-    return read
-
-
-def _measures_of(cases):
-    """Return the names of the measures a data set has: each that needs no
-    case key, or whose key some case gives."""
-    given = {measure.get("needs") for measure in MEASURES.values()}
-    given = {key for key in given if key and any(
-        key in case for case in cases.values())}
-    return [name for name, measure in MEASURES.items()
-            if measure.get("needs") in given | {None}]
-
-
 def _checked(data):
-    """Return a data set (a dict of _DATA_KEYS) checked, as _Data: its
-    keys, k, systems and manifests, the shared corpus once, the shapes of
-    cases and runs, then each case in full. The policy is checked by
-    _check_policy(), which reads the rules below."""
+    """Return a data set (a dict of _DATA_KEYS) checked once, as _Data: its
+    keys, k, systems, manifests and notes, the corpus, the layout of cases
+    and runs, each case and run in full, then the policy."""
     parts = _data_parts(data)
-    cases, runs = parts["cases"], parts["runs"]
+    cases, runs, k = parts["cases"], parts["runs"], parts["k"]
     corpus = parts["corpus"]
-    if corpus is None:  # left out: the documents named, without text
-        corpus = _named_corpus(cases, runs)
-    _check_questions(corpus, cases, runs, parts["k"])
-    _check_runs(cases, runs, parts["systems"])
-    questions = {}
-    for name, case in cases.items():
-        questions[name] = _question(name, case, runs, corpus, parts["k"])
-    read = _labels_read(questions)
-    if read > _MAX_READ:
-        raise _invalid("runs", "expected at most %s label IDs read in all "
-                       "(each run reads every label of its question), got "
-                       "%s", _MAX_READ, read)
+    if corpus is not None:
+        _check_corpus(corpus)
+    _check_layout(cases, runs, parts["systems"])
+    questions = {name: _question(name, case, runs[name], corpus)
+                 for name, case in cases.items()}
+    measures = _measures_of(cases)
+    for question in questions.values():
+        for name in measures:
+            if "reads" in MEASURES[name]:
+                question.reads[name] = MEASURES[name]["reads"](
+                    question.case, k)
     groups = None
     if any(question.group is not None for question in questions.values()):
         groups = {name: question.group
                   for name, question in questions.items()}
-    return _Data(parts["k"], parts["systems"], corpus, questions,
-                 parts["policy"], parts["manifests"], _measures_of(cases),
-                 _slices(questions), groups, parts["notes"])
+    checked = _Data(k, parts["systems"], corpus, questions, parts["policy"],
+                    parts["manifests"], measures, _slices(questions),
+                    groups, parts["notes"])
+    if corpus is None:  # left out: the documents named
+        checked.corpus = _named(questions)
+    if checked.policy is not None:  # a fault of the data, whatever is asked
+        _check_policy(checked)
+    return checked
 
 
-# --- The scored table ------------------------------------------------------
-# Each run is scored by the contract's public functions, in each reading:
-# the strict one, and the lenient one where its case disputes a label; with
-# the corpus cut down to the documents its question and it name, so each
-# run costs what its question holds, not what the corpus does. Everything
-# below reads this table: the _Scored record of each question a system
-# ran, in each reading.
-
-def _trimmed(case, named):
-    """Return a checked case with only what a run that names these claims
-    can reach: the keys a report reads; in "optional", "disputed" and
-    "rejected", the claims named; in "support", the first source of each
-    claim not named. The rest cannot change its values, so each run is
-    checked against its own labels, not every run's."""
-    trimmed = {key: case[key] for key in _ALL_CASE_KEYS if key in case}
-    if case["support"]:
-        trimmed["support"] = {claim_id: sources if claim_id in named
-                              else sources[:1] for claim_id, sources
-                              in case["support"].items()}
-    for key in ("optional", "disputed"):
-        if key in case:
-            trimmed[key] = {claim_id: sources for claim_id, sources in
-                            case[key].items() if claim_id in named}
-    if "rejected" in case:
-        trimmed["rejected"] = tuple(claim_id for claim_id in case["rejected"]
-                                    if claim_id in named)
-    return trimmed
-
-
-def _faulted(fault, name, system, number):
-    """Return a fault of a run, the case named first, then the system and
-    the run (numbered when runs repeat) where the run is at fault."""
-    where = "case %s" % _shown(name)
-    if not str(fault).startswith("case"):  # the run's, not the case's
-        where += ", system %s" % _shown(system)
-        if number:
-            where += ", run %d" % number
-    return EvaluationError("%s: %s" % (where, fault))
-
+# --- The scored records ----------------------------------------------------
+# Each checked run is scored once, in each reading: the strict one, and the
+# lenient one where its case disputes a label. Each run costs what it holds
+# and k, whatever its question's labels hold (they are read once, in
+# _lookups()). Everything below reads these records: the _Scored record of
+# each question a system ran, in each reading.
 
 class _Scored(_Record):
     """One question run by one system, in one reading: {measure: the mean
     of its runs' values} (None: n/a), {count: the mean of its runs'}, each
-    run's (values, counts), explain() of each run (None where not asked),
-    and whether the question is answerable."""
+    run's (values, counts), each run's explanation (explain()'s keys; None
+    where none is asked), and whether the question is answerable."""
 
     __slots__ = ("values", "counts", "runs", "explained", "answerable")
 
 
-class _Table(_Record):
+class _Records(_Record):
     """The scored data: {system: {question name: _Scored}} in the strict
     reading, and in the lenient one (None when no label is disputed; there
     a question that disputes none has its strict record)."""
@@ -1036,15 +934,14 @@ class _Table(_Record):
 def _mean(values):
     """Return the mean of the values that are not None (n/a is skipped,
     never averaged in as 0), or None when every one is."""
-    from math import fsum
     present = [value for value in values if value is not None]
-    return fsum(present) / len(present) if present else None
+    return math.fsum(present) / len(present) if present else None
 
 
 def _exact_mean(counts):
     """Return the mean of counts that are not None as an int when whole,
     else as a Fraction such as 3/2; None when every one is None."""
-    from fractions import Fraction
+    from fractions import Fraction  # (slow to load: the table needs none)
     present = [count for count in counts if count is not None]
     if not present:
         return None
@@ -1052,42 +949,45 @@ def _exact_mean(counts):
     return total.numerator if total.denominator == 1 else total
 
 
-def _values_of(case, run, counts, data):
-    """Return {measure: value} of one run of a case, in the order of the
-    data's measures."""
-    six = scores(counts)
-    values = {}
+def _measured(data, question, run, counts):
+    """Return {measure: value} of one run, in the order of the data's
+    measures: _values() of its counts, or the measure's own "value"."""
+    six, values = _values(counts), {}
     for name in data.measures:
-        found = MEASURES[name].get("value")  # a function of its own
-        values[name] = found(case, run, data.k) if found else six[name]
+        found = MEASURES[name].get("value")
+        if found is None:
+            values[name] = six[name]
+        else:
+            read = question.reads.get(name, question.case)
+            values[name] = found(read, run, data.k)
     return values
 
 
 def _scored_run(data, question, run, explaining):
-    """Return ({reading: (values, counts)} of one run, explain() of it or
-    None): the run sees the labels it names alone (the lenient reading only
-    where it names a disputed claim), and the documents its case and it
-    name."""
-    documents, claim_ids = _said(run)
-    readings = {"strict": question.case}
-    if question.case["support"] or any(key in question.case
-                                       for key in _JUDGEMENTS):
-        readings = {"strict": _trimmed(question.case, claim_ids)}
-        if readings["strict"].get("disputed"):
-            readings["lenient"] = _trimmed(question.loose, claim_ids)
-    case = readings["strict"]
-    cut = _cut(data.corpus, question.documents, documents)
-    scored = {}
-    for reading, labels in readings.items():
-        counts = tally(cut, labels, run, k=data.k)
-        scored[reading] = _values_of(labels, run, counts, data), counts
-    counts = scored["strict"][1]
-    # The summary counts each unsupported claim and each disclosure.
-    flawed = counts["supported"] != counts["generated"] \
-        or counts["disclosed"]
-    if explaining == "every" or explaining and flawed:
-        return scored, explain(cut, case, run, k=data.k)
-    return scored, None
+    """Return {reading: (values, counts)} of one checked run, and its
+    explanation (as explain() gives it, "uncovered" only with explaining
+    "every") or None: explaining "every" run, those "flawed" (with an
+    unsupported claim or a disclosure: the summary counts them), or none."""
+    retrieved, claims, case = run["retrieved"], run["claims"], question.case
+    judged = {reading: _judgement(lookups, retrieved, claims, data.k,
+                                  data.corpus)
+              for reading, lookups in question.lookups.items()}
+    scored = {reading: (_measured(data, question, run, counts), counts)
+              for reading, (counts, _, _) in judged.items()}
+    counts, reasons, disclosed = judged["strict"]
+    flawed = counts["supported"] != counts["generated"] or disclosed
+    if not (explaining == "every" or explaining and flawed):
+        return scored, None
+    told, uncovered = reasons, None
+    if reasons is not None and ("disputed" in case or "rejected" in case):
+        loose = judged.get("lenient", judged["strict"])[1]
+        told = _reviewed(reasons, loose, question.rejected)
+    if reasons is not None and case["support"] is not None \
+            and explaining == "every":
+        supported = {claim for claim, reason in reasons if reason is None}
+        uncovered = _uncovered(case["support"], supported)
+    return scored, {"claims": None if told is None else tuple(told),
+                    "uncovered": uncovered, "disclosed": disclosed}
 
 
 def _scored(runs, explained, answerable):
@@ -1103,44 +1003,28 @@ def _scored(runs, explained, answerable):
                    answerable)
 
 
-def _runs_scored(data, question, system, explaining):
-    """Return [_scored_run()] of each run of a question by a system; a
-    fault names the case, then the system and the run."""
-    found = []
-    for number, run in enumerate(question.runs[system], start=1):
-        try:
-            found.append(_scored_run(data, question, run, explaining))
-        except EvaluationError as fault:
-            many = question.repeated[system]
-            raise _faulted(fault, question.name, system,
-                           many and number) from None
-    return found
-
-
-def _table(data, explaining):
-    """Return the _Table of checked data: each question each system ran,
-    scored run by run, with explain() of "every" run, of each "flawed" one
-    (an unsupported claim or a disclosure: the summary counts them), or of
-    none (None)."""
-    disputed = any(question.case.get("disputed")
+def _records(data, explaining):
+    """Return the _Records of checked data: each question each system ran,
+    scored run by run, explained as _scored_run() says."""
+    disputed = any("lenient" in question.lookups
                    for question in data.questions.values())
-    table = _Table({system: {} for system in data.systems},
-                   {system: {} for system in data.systems} if disputed
-                   else None)
+    records = _Records({system: {} for system in data.systems},
+                       {system: {} for system in data.systems}
+                       if disputed else None)
     for question in data.questions.values():
-        for system in question.runs:
-            found = _runs_scored(data, question, system, explaining)
+        for system, runs in question.runs.items():
+            found = [_scored_run(data, question, run, explaining)
+                     for run in runs]
             explained = [explanation for scored, explanation in found]
             strict = _scored([scored["strict"] for scored, _ in found],
                              explained, question.answerable)
-            table.strict[system][question.name] = strict
+            records.strict[system][question.name] = strict
             if disputed:
-                loose = strict if not question.case.get("disputed") else \
-                    _scored([scored.get("lenient", scored["strict"])
-                             for scored, _ in found],
-                            explained, question.answerable)
-                table.lenient[system][question.name] = loose
-    return table
+                records.lenient[system][question.name] = strict if \
+                    "lenient" not in question.lookups else _scored(
+                        [scored["lenient"] for scored, _ in found],
+                        explained, question.answerable)
+    return records
 
 
 # --- The paired test -------------------------------------------------------
@@ -1154,14 +1038,18 @@ def _table(data, explaining):
 #                       middle)
 #   counted   exact     the differences share a small unit: a table of how
 #                       many sign assignments give each sum
-#   sampled   sampled   up to 12,000 assignments drawn from a fixed seed, a
-#                       random sign for each unit, units in name order
+#   sampled   sampled   up to 100,000 assignments drawn from a seed fixed
+#                       by the test's data, a random sign for each unit,
+#                       units in name order: p = (hits + 1) / (draws + 1),
+#                       which holds at any level (the observed assignment is
+#                       one of the draws), and p_upper, a bound the true p
+#                       is below at 99.9% confidence (Chernoff's)
 #
 # The paired tests of one report share one budget: 30 million steps of
 # exact work in all (a step is a table cell; a listed sum weighs 8), and
-# 250 million unit-draws of sampling in all, so each sampled test draws
-# 12,000 times, or fewer when the report's tests move more than about
-# 20,000 units together. About 10 s on CPython 3.8, whatever the file.
+# 60 million unit-draws of sampling in all, so each sampled test draws
+# 100,000 times, or fewer when the report's tests move more than 600 units
+# together (at least 1,000 times). About 3 s on CPython 3.8 at most.
 
 
 _LARGEST_FLOAT = 1.7976931348623157e308
@@ -1172,10 +1060,12 @@ _MAX_LISTED = 36  # moved units listed: 2 * 2**18 sums, under half a second
 _LISTED_WEIGHT = 8  # steps a listed sum costs, in table cells
 _MAX_COUNTING_STEPS = 22 * 10 ** 6  # steps of one test: about 2 s on 3.8
 _REPORT_STEPS = 30 * 10 ** 6  # exact steps of all a report's tests
-_SAMPLES = 12000  # draws of a test at most: standard error at p = 0.05
-#                   is then below 0.002
-_REPORT_DRAWS = 250 * 10 ** 6  # unit-draws of all a report's tests
-_SEED = 20261202  # the same draws on every run and every CPython
+_MAX_DRAWS = 100000  # of one test: p_upper at 99.9% is within 0.0025 of
+#                      p = 0.05, and under 0.00007 when no draw reaches it
+_MIN_DRAWS = 1000  # of one test, whatever the report's budget
+_REPORT_DRAWS = 60 * 10 ** 6  # unit-draws of all a report's tests
+_CONFIDENCE = 0.999  # of a sampled test's p_upper
+_SEED = 20261202  # with the test's data: the same on every CPython
 
 
 class _Budget(_Record):
@@ -1192,7 +1082,6 @@ def _exact(number):
     other, as it is."""
     # Imported here: loading fractions takes longer than printing the table.
     from fractions import Fraction
-    from math import frexp
     value = Fraction(number)  # a float's value, exactly
     if value.denominator <= _MAX_DENOMINATOR:
         return value  # 0.5 or 3.0: small already
@@ -1202,7 +1091,7 @@ def _exact(number):
     # when |n b - a 2**e| 2**(53 - exponent) <= 64 b 2**e, in whole numbers.
     n, power = value.numerator, value.denominator
     a, b = near.numerator, near.denominator
-    shift = 53 - max(frexp(number)[1], -1021)
+    shift = 53 - max(math.frexp(number)[1], -1021)
     gap = abs(n * b - a * power) << shift
     return near if gap <= _CLOSE_ULPS * b * power else value
 
@@ -1210,10 +1099,9 @@ def _exact(number):
 def _common_denominator(fractions):
     """Return the least common multiple of the fractions' denominators, or
     None once it needs over 2,200 bits."""
-    from math import gcd
     scale = 1
     for denominator in {fraction.denominator for fraction in fractions}:
-        scale = scale * denominator // gcd(scale, denominator)
+        scale = scale * denominator // math.gcd(scale, denominator)
         if scale.bit_length() > _MAX_UNIT_BITS:
             return None
     return scale
@@ -1224,18 +1112,17 @@ def _float_mean(fractions):
     while their common denominator is small, else from the floats' sum, a
     few units in the last place off; an infinity beyond the largest float."""
     from fractions import Fraction
-    from math import fsum, inf
     scale = _common_denominator(fractions)
     if scale is None:
         try:
-            return fsum(float(value) for value in fractions) / len(fractions)
+            return math.fsum(float(value) for value in fractions) / len(fractions)
         except OverflowError:  # beyond the largest float on the way
-            return inf if sum(fractions) > 0 else -inf
+            return math.inf if sum(fractions) > 0 else -math.inf
     whole = sum(value.numerator * (scale // value.denominator)
                 for value in fractions)
     mean = Fraction(whole, scale * len(fractions))
     if abs(mean) > _LARGEST_FLOAT:
-        return inf if mean > 0 else -inf
+        return math.inf if mean > 0 else -math.inf
     return float(mean)
 
 
@@ -1272,35 +1159,7 @@ def _counted_count(sizes, limit):
     return sum(ways)
 
 
-def _binomial_table(count):
-    """Return the chance that at most 0, 1, ... count - 1 of `count` fair
-    coins come up heads, in a list: a uniform number below the j-th entry
-    and above the one before draws j heads."""
-    table, ways, below = [], 1, 0  # ways: of j heads; below: of fewer
-    for heads in range(count):
-        below += ways
-        table.append(below / 2 ** count)
-        ways = ways * (count - heads) // (heads + 1)
-    return table
-
-
-def _plus_parts_by_size(units, count, draws):
-    """Return `count` sums of the plus part of random sign assignments of
-    the units: for each size in turn, `count` binomial counts of how many
-    of its units are plus, drawn from draws."""
-    from bisect import bisect_right
-    from collections import Counter
-    from operator import add
-    sums = [0.0] * count
-    for size, many in sorted(Counter(units).items()):
-        table = _binomial_table(many)
-        plus = [size * bisect_right(table, draws.random())
-                for _ in range(count)]
-        sums = list(map(add, sums, plus))
-    return sums
-
-
-def _plus_parts_by_bits(units, count, draws):
+def _plus_parts(units, count, draws):
     """Return `count` sums of the plus part of random sign assignments of
     the units: bit i of a draw picks the i-th unit from the end. The sums
     of each 8 units' 256 subsets are listed once, so a draw adds one sum a
@@ -1321,22 +1180,19 @@ def _plus_parts_by_bits(units, count, draws):
 
 def _sampled_count(sizes, observed, count):
     """Return how many of `count` random sign assignments of the float
-    sizes give a sum at least `observed` from 0, from a fixed seed: the
-    same on every run and every CPython. Where ten units or more share a
-    size, the draws are binomial counts by size: the same draw, sooner."""
-    from math import fsum
+    sizes give a sum at least `observed` from 0, from a seed fixed by the
+    sizes: the same on every run and every CPython, and another for other
+    data (so that the tests of one report err apart)."""
     from random import Random
     # Each size in whole units of 2**-52 of the total, so that every sum is
     # exact. Rounding moves a sum by under 2 units a size: a draw that close
     # counts as extreme, so rounding can only raise p.
-    scale = 2 ** 52 / fsum(sizes)
+    scale = 2 ** 52 / math.fsum(sizes)
     units = [float(round(size * scale)) for size in sizes]
     total = sum(units)
     limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
-    by_size = len(set(units)) * 10 <= len(units)  # ten units or more a size
-    sample = _plus_parts_by_size if by_size else _plus_parts_by_bits
-    extreme = 0
-    for plus in sample(units, count, Random(_SEED)):
+    extreme, seed = 0, _SEED * 2 ** 64 + int(total) + len(units)
+    for plus in _plus_parts(units, count, Random(seed)):
         extreme += plus <= limit or plus >= total - limit
     return extreme
 
@@ -1372,10 +1228,9 @@ def _tails(floats, observed):
     """Return (the normal law's two-sided tail at the observed sum, with
     the sum's variance; Hoeffding's bound on the exact p): both known
     without sampling, the second never below the exact p."""
-    from math import erfc, exp, fsum, sqrt
-    variance = fsum(value * value for value in floats)
-    normal = erfc(observed / sqrt(2 * variance))
-    return normal, min(1.0, 2 * exp(-observed ** 2 / (2 * variance)))
+    variance = math.fsum(value * value for value in floats)
+    normal = math.erfc(observed / math.sqrt(2 * variance))
+    return normal, min(1.0, 2 * math.exp(-observed ** 2 / (2 * variance)))
 
 
 def _sign_flip_p(differences, budget):
@@ -1383,7 +1238,6 @@ def _sign_flip_p(differences, budget):
     the two-sided sign-flip test of the units' differences, in the order
     of the units' names, as the budget allows (see _Budget)."""
     from fractions import Fraction
-    from math import fsum
     moved = [difference for difference in differences if difference]
     found = dict(p=Fraction(1), method="exact", samples=None,
                  standard_error=0.0, p_upper=Fraction(1), normal_p=1.0)
@@ -1392,7 +1246,7 @@ def _sign_flip_p(differences, budget):
     largest = max(abs(difference) for difference in moved)
     signed = [float(difference / largest) for difference in moved]
     # fsum: the same float on every CPython (3.12's sum() compensates).
-    floats, observed = [abs(value) for value in signed], abs(fsum(signed))
+    floats, observed = [abs(value) for value in signed], abs(math.fsum(signed))
     found["normal_p"], hoeffding = _tails(floats, observed)
     p = _exact_p(moved, budget)
     if p is not None:
@@ -1401,10 +1255,34 @@ def _sign_flip_p(differences, budget):
     extreme = _sampled_count(floats, observed, budget.draws)
     p = Fraction(1 + extreme, 1 + budget.draws)
     error = (float(p) * (1 - float(p)) / budget.draws) ** 0.5
-    # Within two standard errors, at 95% even when no draw reached it.
-    upper = min(float(p) + 2 * error, hoeffding)
+    upper = min(_upper_bound(extreme, budget.draws), hoeffding)
     return dict(found, p=p, method="sampled", samples=budget.draws,
                 standard_error=error, p_upper=upper)
+
+
+def _upper_bound(hits, draws):
+    """Return a bound that the true p is below at _CONFIDENCE, when `hits`
+    of `draws` random assignments reached the observed sum: the p at which
+    Chernoff's bound on so few hits, math.exp(-draws * divergence), falls to
+    1 - _CONFIDENCE (found by halving the interval 60 times)."""
+    rate, reach = hits / draws, math.log(1 / (1 - _CONFIDENCE)) / draws
+    if hits == draws:
+        return 1.0
+    low, high = rate, 1.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        if _divergence(rate, middle) < reach:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+def _divergence(rate, p):
+    """Return the Kullback-Leibler divergence of a coin of chance p from
+    one of chance rate (in nats), rate below p below 1."""
+    divergence = (1 - rate) * math.log((1 - rate) / (1 - p))
+    return divergence + (rate * math.log(rate / p) if rate else 0.0)
 
 
 def _question_value(value, side, name, read):
@@ -1435,18 +1313,16 @@ def _question_value(value, side, name, read):
 
 
 def _p_shown(found):
-    """Return how a test's p reads, as what it is: an exact p, a sampled
-    estimate with its standard error, or a bound that holds."""
+    """Return how a test's p reads, as what it is: an exact p, or a sampled
+    one with the bound it is under at 99.9% confidence."""
     p, upper, draws = found["p"], found["p_upper"], found["samples"]
     if found["method"] == "exact":
         return "p = %s (exact)" % p_text(p)
-    if upper < float(p) + 2 * found["standard_error"]:
-        return "p <= %.2g (Hoeffding's inequality)" % upper
     if p * (1 + draws) == 1:  # no draw reached the observed sum
-        return "p <= %.2g (95%% bound: none of %d draws reached it)" % (
+        return "p <= %.2g (99.9%% bound: none of %d draws reached it)" % (
             upper, draws)
-    return "p = %.2g (sampled, %d draws, standard error %.2g)" % (
-        p, draws, found["standard_error"])
+    return "p = %.2g (sampled, %d draws; p <= %.2g at 99.9%%)" % (
+        p, draws, upper)
 
 
 def _paired(before, after, groups, runs, budget):
@@ -1562,7 +1438,7 @@ def paired_test(before, after, *, groups=None):
     for name in before:
         if _run_count(before[name]) != _run_count(after[name]):
             unmatched += 1
-    budget = _Budget(_MAX_COUNTING_STEPS, _SAMPLES)  # one test's own
+    budget = _Budget(_MAX_COUNTING_STEPS, _MAX_DRAWS)  # one test's own
     return _paired(values[0], values[1], groups, unmatched, budget)
 
 
@@ -1583,8 +1459,6 @@ def p_text(p, method="exact"):
     if method == "exact" and Fraction(p).denominator <= 1000:
         return str(Fraction(p))
     return "%.2g" % p if p > 1e-300 else "below 1e-300"
-
-
 # --- Comparing systems -----------------------------------------------------
 # Slices of questions, their means, and each question's change from the
 # baseline to a candidate, on the questions both ran.
@@ -1692,31 +1566,58 @@ def _units(names, groups):
     return len({groups[name] or (name,) for name in names})
 
 
-def _sides(before, after, names, measure, read):
-    """Return (the baseline's values, the candidate's, how many questions
-    have unequal runs) of one measure, as exact fractions (None: n/a), on
-    the questions among names that both _Scored records ({name: record})
-    hold; read holds the fraction of each value read so far."""
-    values, unmatched = ({}, {}), 0
+def _silenced(record, measure):
+    """Return (a record's value of a measure, a run without an answer
+    counting as the measure's lowest value, if it has none; how many runs
+    counted so): silence is never a way to score better."""
+    if not MEASURES[measure].get("answer"):
+        return record.values[measure], 0
+    values, silent = [], 0
+    for run_values, counts in record.runs:
+        value = run_values[measure]
+        if value is None and counts["generated"] is None:
+            value, silent = MEASURES[measure].get("lowest", 0.0), silent + 1
+        values.append(value)
+    return (_mean(values), silent) if silent else (record.values[measure], 0)
+
+
+def _sides(before, after, names, measure, read, silence):
+    """Return (the baseline's values, the candidate's, the questions with
+    unequal runs, (the questions, the runs) without an answer) of one
+    measure, as exact fractions (None: n/a), over the questions among names
+    that the baseline ran, from their _Scored records ({name: record}).
+    Where the baseline has a value and the candidate none, as it did not
+    run the question or made no answer, the candidate's lowest value counts
+    with silence "lowest" (_silenced()); with "skipped", it is n/a. read
+    holds the fraction of each value read so far."""
+    values, unmatched, silent = ({}, {}), 0, [0, 0]
     for name in names:
-        if name not in before or name not in after:
+        if name not in before:
             continue
-        for record, side in ((before[name], values[0]),
-                             (after[name], values[1])):
-            value = record.values[measure]
+        old, runs = before[name].values[measure], 0
+        new = after[name].values[measure] if name in after else None
+        if old is not None and name not in after:  # silent, with no run
+            counted, silent[0] = MEASURES[measure].get("lowest", 0.0), \
+                silent[0] + 1
+            new = counted if silence == "lowest" else None
+        elif old is not None and (new is None or len(after[name].runs) > 1):
+            counted, runs = _silenced(after[name], measure)
+            new = counted if silence == "lowest" else new
+        silent[0], silent[1] = silent[0] + bool(runs), silent[1] + runs
+        for value, side in ((old, values[0]), (new, values[1])):
             if value is not None and value not in read:
                 read[value] = _exact(value)
             side[name] = None if value is None else read[value]
-        if len(before[name].runs) != len(after[name].runs):
+        if name in after and len(before[name].runs) != len(after[name].runs):
             unmatched += 1  # unequal runs can favour either side
-    return values[0], values[1], unmatched
+    return values[0], values[1], unmatched, tuple(silent)
 
 
 def _moved_at_most(sides):
     """Return how many units the paired tests of sides can move at most:
     the questions whose two values differ."""
     moved = 0
-    for before, after, unmatched in sides:
+    for before, after, *_ in sides:
         for name, value in before.items():
             moved += value is not None and value != after[name]
     return moved
@@ -1779,35 +1680,39 @@ def _declared(data):
     return (data.policy or {}).get("significance", {}).get("metric")
 
 
-def _tested(data, table):
+def _tested(data, records):
     """Return {reading: {candidate: {measure: paired test}}}, each from the
-    baseline on the answerable slice: in the strict reading, of each
-    averaged measure (past 10 candidates, the declared one alone), and in
-    the lenient one, of the measure the policy declares, if any. The
-    tests share one budget (see _Budget)."""
+    baseline on the answerable slice, silence counted as the policy says
+    (see _sides()): in the strict reading, of each averaged measure (past
+    10 candidates, the declared one alone), and in the lenient one, of the
+    measure the policy declares, if any. The tests share one budget."""
     systems, declared = data.systems, _declared(data)
+    silence = (data.policy or {}).get("silence", "lowest")
     measures = _averaged(data.measures)
     if len(systems) - 1 > _MAX_TESTED:
         measures = [declared] if declared else []
     read, wanted = {}, []  # read: each value's fraction, as values repeat
     for reading in ("strict", "lenient"):
-        by_system = getattr(table, reading)
+        by_system = getattr(records, reading)
         for candidate in systems[1:] if by_system is not None else ():
             for measure in measures if reading == "strict" else \
-                    [declared] * bool(declared):
+                    [declared] if declared else []:
                 wanted.append((reading, candidate, measure, _sides(
                     by_system[systems[0]], by_system[candidate],
-                    data.slices["answerable"], measure, read)))
+                    data.slices["answerable"], measure, read, silence)))
     moved = _moved_at_most([sides for *key, sides in wanted])
-    budget = _Budget(_REPORT_STEPS,
-                     min(_SAMPLES, _REPORT_DRAWS // max(moved, 1)))
+    budget = _Budget(_REPORT_STEPS, max(_MIN_DRAWS, min(
+        _MAX_DRAWS, _REPORT_DRAWS // max(moved, 1))))
     tests = {reading: {candidate: {} for candidate in systems[1:]}
              for reading in ("strict", "lenient")
-             if getattr(table, reading) is not None}
+             if getattr(records, reading) is not None}
     for reading, candidate, measure, sides in wanted:
-        before, after, unmatched = sides
-        tests[reading][candidate][measure] = _paired(
-            before, after, data.groups, unmatched, budget)
+        before, after, unmatched, silent = sides
+        test = _paired(before, after, data.groups, unmatched, budget)
+        test["silent_questions"], test["silent_runs"] = silent
+        test["slice_means"] = [_macro_mean(list(side.values()), len(side))
+                               for side in (before, after)]
+        tests[reading][candidate][measure] = test
     return tests
 
 
@@ -1823,11 +1728,11 @@ def _floor(data, answerable):
             "below_level": floor < level}
 
 
-def _comparison(data, table, candidate, tests, decided):
+def _comparison(data, records, candidate, tests, decided):
     """Return the comparison of one candidate with the baseline on the
     questions both ran, with its paired tests."""
     systems = (data.systems[0], candidate)
-    changes = _changes(table.strict[systems[0]], table.strict[candidate])
+    changes = _changes(records.strict[systems[0]], records.strict[candidate])
     verdicts = {change["case"]: change["verdict"] for change in changes}
     answerable = [name for name in data.slices["answerable"]
                   if name in verdicts]
@@ -1842,8 +1747,8 @@ def _comparison(data, table, candidate, tests, decided):
                                         for name in data.slices[part]
                                         if name in verdicts])
                          for part in tags},
-        "lenient_changes": None if table.lenient is None
-        else _turned(changes, table.lenient, systems),
+        "lenient_changes": None if records.lenient is None
+        else _turned(changes, records.lenient, systems),
         "paired_tests": tests,
         "floor": _floor(data, answerable),
         "decision": decided,
@@ -1853,17 +1758,25 @@ def _comparison(data, table, candidate, tests, decided):
 # --- Deciding --------------------------------------------------------------
 # A policy is written with the labels, before any run is seen, and a system
 # is accepted by it, not by whichever average looks best afterwards. Each
-# rule is one entry of _RULES: the function that checks its setting (None:
-# the rule is always on, and no policy names it) and the function that
-# judges it. A judging function takes the rule's name, the policy, the
-# candidate's and the baseline's _Scored records of one reading by case
-# name (the baseline None when the candidate is judged alone) and the declared paired
-# test; it returns [(held, (rule, question or slice, detail))], held True,
-# False, or None where it could judge nothing. To add a rule, write its two
-# functions and add its entry.
+# rule is one entry of _RULES: the kind of its setting (None: always on,
+# and no policy names it; _check_setting() reads the kinds) and the
+# function that judges it, which takes a _Judging and returns [(held,
+# (rule, question or slice, detail))], held True, False, or None where it
+# could judge nothing. To add a rule, write its function and its entry.
 
 _PLANS = ("strict", "lenient", "both")  # policy["unresolved"]
+_SILENCES = ("lowest", "skipped")  # policy["silence"]: see _sides()
 _NO_BASELINE = "no baseline to compare with"
+_NO_ANSWER = "no answer judged against labels"
+
+
+class _Judging(_Record):
+    """What a rule judges: the rule, the policy, the candidate's and the
+    baseline's _Scored records of one reading by case name (the baseline
+    None when the candidate is judged alone), and the declared paired test
+    (None without one)."""
+
+    __slots__ = ("rule", "policy", "candidate", "baseline", "test")
 
 
 def _number(count):
@@ -1876,49 +1789,58 @@ def _plural(count, noun):
     return "%s %s%s" % (_number(count), noun, "" if count == 1 else "s")
 
 
-def _disclosure_findings(rule, policy, candidate, baseline, test):
+def _disclosure_findings(judging):
     """Whatever the policy says, a question on which a system disclosed a
     restricted document is broken: no accuracy and no rule can excuse
     showing a document to someone who may not see it."""
     findings = []
-    for name, record in candidate.items():
+    for name, record in judging.candidate.items():
         disclosed = record.counts["disclosed"]
         if disclosed:
             detail = _plural(disclosed, "restricted document")
-            findings.append((False, (rule, name, detail + " in the top k or "
-                                     "cited")))
+            findings.append((False, (judging.rule, name, detail
+                                     + " in the top k or cited")))
     return findings
 
 
-def _comparison_findings(rule, policy, candidate, baseline, test):
+def _comparison_findings(judging):
     """A candidate that shares no question with the baseline is compared on
     nothing, and cannot be accepted."""
+    baseline, candidate = judging.baseline, judging.candidate
     if baseline is None or any(name in baseline for name in candidate):
         return []
-    return [(False, (rule, "questions", "no question was run by both: "
-                     "nothing compared"))]
+    return [(False, (judging.rule, "questions", "no question was run by "
+                     "both: nothing compared"))]
 
 
-def _critical_findings(rule, policy, candidate, baseline, test):
+def _critical_findings(judging):
     """Per critical question: no judged value fell below the baseline's by
     more than policy["tolerance"] (0 without it), compared as the fractions
-    they stand for."""
+    they stand for; a question the candidate did not run is broken, and
+    one it made no answer to counts as its lowest values (_silenced())."""
+    rule, policy, baseline = judging.rule, judging.policy, judging.baseline
     if baseline is None:
         return [(None, (rule, "", _NO_BASELINE))]
     findings, tolerance = [], _exact(policy.get("tolerance", 0))
     for name in policy[rule]:
-        if name not in baseline or name not in candidate:
+        if name not in baseline or name not in judging.candidate:
             held = None if name not in baseline else False
             ran = "the baseline" if name not in baseline else "the candidate"
             findings.append((held, (rule, name, ran + " did not run it")))
             continue
-        findings.append(_critical(rule, name, baseline[name].values,
-                                  candidate[name].values, tolerance))
+        findings.append(_critical(judging, name, tolerance))
     return findings or [(None, (rule, "", "lists no question"))]
 
 
-def _critical(rule, name, before, after, tolerance):
+def _critical(judging, name, tolerance):
     """Return the finding of one critical question."""
+    before, record = judging.baseline[name].values, judging.candidate[name]
+    after, silent = dict(record.values), 0
+    for measure in after:
+        if before[measure] is not None and judging.policy.get(
+                "silence", "lowest") == "lowest":
+            after[measure], runs = _silenced(record, measure)
+            silent = max(silent, runs)
     worse, held = [], True
     for measure in before:
         if _change(before[measure], after[measure]) == "worse":
@@ -1934,43 +1856,53 @@ def _critical(rule, name, before, after, tolerance):
     detail = _verdict(before, after)
     if worse:  # a 'regressed' or a 'mixed' verdict
         detail += ": " + ", ".join(worse)
-    return held, (rule, name, detail)
+    if silent:
+        detail += " (%s without an answer, each counted as its lowest " \
+            "value)" % _plural(silent, "run")
+    return held, (judging.rule, name, detail)
 
 
-def _coverage_findings(rule, policy, candidate, baseline, test):
-    """Per critical question with a judged answer: its coverage reaches the
-    minimum."""
-    findings = []
+def _coverage_findings(judging):
+    """Per critical question that expects claims: its coverage reaches the
+    minimum; one the candidate did not run, or made no answer to, covers
+    nothing (_silenced())."""
+    rule, policy, findings = judging.rule, judging.policy, []
     for name in policy["critical"]:
-        if name not in candidate:
+        if name not in judging.candidate:
             findings.append((False, (rule, name, "the candidate did not run "
                                      "it")))
             continue
-        counts = candidate[name].counts
-        if counts["covered"] is not None:
-            # As the fraction it is: 2/3 falls short of 0.67.
-            detail = "coverage %s/%d, minimum %g" % (
-                _number(counts["covered"]), counts["expected"], policy[rule])
-            held = candidate[name].values["coverage"] >= policy[rule]
-            findings.append((held, (rule, name, detail)))
+        record = judging.candidate[name]
+        coverage, silent = record.values["coverage"], 0
+        if record.counts["expected"] and policy.get("silence",
+                                                    "lowest") == "lowest":
+            coverage, silent = _silenced(record, "coverage")
+        if coverage is None:
+            continue
+        # As the fraction it is: 2/3 falls short of 0.67.
+        detail = "coverage %s/%d" % (_number(record.counts["covered"] or 0),
+                                     record.counts["expected"])
+        if silent:
+            detail = "coverage %.2f, %s without an answer counted as 0" % (
+                coverage, _plural(silent, "run"))
+        findings.append((coverage >= policy[rule], (
+            rule, name, detail + ", minimum %g" % policy[rule])))
     why = "lists no question" if not policy["critical"] else _NO_ANSWER
     return findings or [(None, (rule, "", why))]
 
 
-_NO_ANSWER = "no answer judged against labels"
-
-
-def _budget_findings(rule, policy, candidate, baseline, test):
+def _budget_findings(judging):
     """Per slice the rule names: the unsupported claims of its judged
     answers stay within a count (unsupported_budget) or a share of their
     claims (unsupported_rate)."""
-    findings = []
+    findings, rule = [], judging.rule
     for part in _SLICES:
-        judged = [record.counts for record in candidate.values()
+        judged = [record.counts for record in judging.candidate.values()
                   if record.answerable == (part == "answerable")
                   and record.counts["supported"] is not None]
-        if part in policy[rule] and judged:
-            findings.append(_budget(rule, part, policy[rule][part], judged))
+        if part in judging.policy[rule] and judged:
+            findings.append(_budget(rule, part, judging.policy[rule][part],
+                                    judged))
     return findings or [(None, (rule, "", _NO_ANSWER))]
 
 
@@ -1988,40 +1920,42 @@ def _budget(rule, part, allowed, judged):
     return unsupported <= _exact(allowed) * generated, (rule, part, detail)
 
 
-def _abstention_findings(rule, policy, candidate, baseline, test):
+def _abstention_findings(judging):
     """Per question that must be abstained on, whose run makes an answer:
     no claims."""
-    findings = []
-    for name in policy[rule]:
-        if name not in candidate:
+    rule, findings = judging.rule, []
+    for name in judging.policy[rule]:
+        if name not in judging.candidate:
             findings.append((False, (rule, name, "the system did not run it")))
             continue
-        claims = candidate[name].counts["generated"]
+        claims = judging.candidate[name].counts["generated"]
         if claims is not None:
             detail = "answered with " + _plural(claims, "claim") if claims \
                 else "abstained"
             findings.append((claims == 0, (rule, name, detail)))
-    why = "lists no question" if not policy[rule] else _NO_ANSWER
+    why = "lists no question" if not judging.policy[rule] else _NO_ANSWER
     return findings or [(None, (rule, "", why))]
 
 
-def _significance_findings(rule, policy, candidate, baseline, test):
+def _significance_findings(judging):
     """On the answerable slice: the declared measure rose, over the units
     and over the questions, with a p that holds at the level Holm's method
     gives it (see _p_holds()); and it did not fall where the paired test
     cannot look: on the slice mean over the questions each system has a
-    value for, nor, for support, on pooled support."""
-    if baseline is None:
+    value for, nor, for support, on pooled support. Silence counts as the
+    policy says (see _sides())."""
+    rule, test = judging.rule, judging.test
+    if judging.baseline is None:
         return [(None, (rule, "", _NO_BASELINE))]
-    measure = policy[rule]["metric"]
+    measure = judging.policy[rule]["metric"]
     if not test["questions"]:
         return [(False, (rule, "answerable", measure + ": no question has a "
                          "value from both: nothing compared"))]
     rose = test["mean"] > 0 and test["question_mean"] > 0
-    fell = _fell_on_the_slice(measure, candidate, baseline) if rose else []
+    fell = _fell_on_the_slice(measure, judging) if rose else []
     held = test["earlier_steps_held"] and _p_holds(test, test["level"]) \
         and rose and not fell
-    detail = _significance(measure, test, policy[rule]["alpha"])
+    detail = _significance(measure, test, judging.policy)
     if fell:
         detail += ": but " + " and ".join(fell)
     if test["one_sided"]:
@@ -2030,23 +1964,20 @@ def _significance_findings(rule, policy, candidate, baseline, test):
     return [(held, (rule, "answerable", detail))]
 
 
-def _fell_on_the_slice(measure, candidate, baseline):
-    """Return how the measure fell on the answerable slice from baseline to
-    candidate ({name: _Scored}), beyond the pairs: its slice mean over the
-    questions each has a value for, and pooled support; [] if neither."""
-    fell, sides = [], []
-    for scored in (baseline, candidate):
-        sides.append([record for record in scored.values()
-                      if record.answerable])
-    means = [_macro_mean([record.values[measure] for record in side], 0)
-             for side in sides]
-    if None not in (means[0]["mean"], means[1]["mean"]) \
-            and means[1]["mean"] < means[0]["mean"]:
+def _fell_on_the_slice(measure, judging):
+    """Return how the measure fell on the answerable slice, beyond the pairs:
+    its slice mean over the questions each system has a value for (silence
+    counted as in the paired test), and pooled support; [] if neither."""
+    fell, (before, after) = [], judging.test["slice_means"]
+    if None not in (before["mean"], after["mean"]) \
+            and after["mean"] < before["mean"]:
         fell.append("its slice mean fell, %.2f -> %.2f (over %d and %d "
                     "questions with a value)" % (
-                        means[0]["mean"], means[1]["mean"],
-                        means[0]["averaged"], means[1]["averaged"]))
-    pooled = [_pooled_support(side) for side in sides]
+                        before["mean"], after["mean"], before["averaged"],
+                        after["averaged"]))
+    pooled = [_pooled_support([record for record in side.values()
+                               if record.answerable])
+              for side in (judging.baseline, judging.candidate)]
     # Compared exactly: s1 / g1 < s0 / g0.
     if measure == "support" and pooled[0]["generated"] \
             and pooled[1]["generated"] and pooled[1]["supported"] \
@@ -2057,9 +1988,10 @@ def _fell_on_the_slice(measure, candidate, baseline):
     return fell
 
 
-def _significance(measure, test, alpha):
+def _significance(measure, test, policy):
     """Return the detail of a significance finding: which way the measure
-    went, by how much, on how much, and how its p stands."""
+    went, by how much, on how much, how its p stands, and what silence
+    counted."""
     level, mean = test["level"], test["mean"]
     moved = "rose" if mean > 0 else "fell" if mean < 0 else "did not move"
     over = "%d of %d questions" % (test["questions"],
@@ -2069,16 +2001,26 @@ def _significance(measure, test, alpha):
             test["groups"], test["question_mean"], over)
     detail = ("%s %s: mean %+.2f over %s, %s, level %g (alpha %g, Holm's "
               "step %d of %d; one-sided %g)" % (
-                  measure, moved, mean, over, test["p_shown"], level, alpha,
-                  test["step"], test["steps"], level / 2))
+                  measure, moved, mean, over, test["p_shown"], level,
+                  policy["significance"]["alpha"], test["step"],
+                  test["steps"], level / 2))
     if test["p"] <= level < test["p_upper"]:
         detail += ": too close to call with %d draws" % test["samples"]
+    elif not _p_holds(test, level) and level < test["min_p"] < 1:
+        detail += ": its %s can give no p below %s" % (_plural(
+            test["wins"] + test["losses"], "moved unit"),
+            p_text(test["min_p"]))
     if not test["earlier_steps_held"] and _p_holds(test, level):
         detail += ": not reached, as an earlier p in Holm's order did not hold"
     if test["unmatched_runs"]:
         detail += (": more runs on one side than the other on %d of the "
                    "questions (unequal runs can favour either side)"
                    % test["unmatched_runs"])
+    if test["silent_questions"]:
+        detail += ": %s the candidate did not run or answer %s" % (
+            _plural(test["silent_questions"], "question"),
+            "count as its lowest value" if policy.get("silence", "lowest")
+            == "lowest" else "are left out, as the policy says")
     return detail
 
 
@@ -2089,7 +2031,7 @@ def _p_holds(test, level):
     return test["p_upper"] <= level
 
 
-def _check_questions_named(value, field, answerable, unanswerable=False):
+def _check_questions_named(value, field, data, unanswerable):
     """Check a tuple of distinct question names, each answerable (or each
     unanswerable, with unanswerable True)."""
     if type(value) is not tuple:
@@ -2097,26 +2039,21 @@ def _check_questions_named(value, field, answerable, unanswerable=False):
                        value)
     seen = set()
     for name in value:
-        if type(name) is not str or name not in answerable:
+        if type(name) is not str or name not in data.questions:
             raise _invalid(field, "no question named %s", name)
         if name in seen:
             raise _invalid(field, "repeated question %s", name)
         seen.add(name)
-        if answerable[name] == unanswerable:
+        if data.questions[name].answerable == unanswerable:
             raise _invalid(field, "%s is unanswerable; list it in policy["
                            '"must_abstain"]' if not unanswerable else "%s is "
                            "answerable; only an unanswerable question must "
                            "be abstained on", name)
 
 
-def _check_unanswerable(value, field, answerable):
-    """Check a tuple of distinct names of unanswerable questions."""
-    _check_questions_named(value, field, answerable, unanswerable=True)
-
-
-def _check_budgets(value, field, answerable, rates=False):
+def _check_budgets(value, field, rates):
     """Check a dict from one or both slices to a count from 0 to 10**9 (or
-    a rate, with rates True)."""
+    a rate from 0 to 1, with rates True)."""
     if type(value) is dict:
         _check_keys(value, field)
     if type(value) is not dict or not value or not set(value) <= set(_SLICES):
@@ -2131,34 +2068,7 @@ def _check_budgets(value, field, answerable, rates=False):
                            "got %s", allowed)
 
 
-def _check_rates(value, field, answerable):
-    """Check a dict from one or both slices to a number from 0 to 1."""
-    _check_budgets(value, field, answerable, rates=True)
-
-
-def _check_significance(value, field, answerable):
-    """Check a dict of a measure to test and alpha, a number above 0 to
-    0.5."""
-    tested = tuple(_averaged(MEASURES))
-    if type(value) is dict:
-        _check_keys(value, field)
-    if type(value) is not dict or set(value) != {"metric", "alpha"}:
-        raise _invalid(field, 'expected a dict with the keys "metric" and '
-                       '"alpha", got %s', value)
-    if type(value["metric"]) is not str or value["metric"] not in tested:
-        raise _invalid(field + '["metric"]', "expected one of %s, got %s",
-                       tested, value["metric"])
-    _check_number(value["alpha"], field + '["alpha"]', high=0.5,
-                  above_low=True)
-
-
-def _check_plan(value, field, answerable):
-    """Check one of the plans: "strict", "lenient" or "both"."""
-    if type(value) is not str or value not in _PLANS:
-        raise _invalid(field, "expected one of %s, got %s", _PLANS, value)
-
-
-def _check_number(value, field, answerable=None, high=1, above_low=False):
+def _check_number(value, field, high=1, above_low=False):
     """Check that value is an int or a float from 0 (or above it) to high."""
     # NaN fails every comparison, and True is not a number here.
     within = type(value) in (int, float) and (
@@ -2169,22 +2079,48 @@ def _check_number(value, field, answerable=None, high=1, above_low=False):
                        value)
 
 
-# rule: (its checker, its findings), in the order a decision lists what
-# they break, the gravest first: a significant fall of the declared measure
-# comes before them all (see _judged()).
+def _check_setting(kind, value, field, data):
+    """Check the value of a rule or a setting of a policy, as its kind (in
+    _RULES or _SETTINGS) says it is."""
+    if kind.endswith("questions"):
+        _check_questions_named(value, field, data,
+                               kind == "unanswerable questions")
+    elif kind.endswith("by slice"):
+        _check_budgets(value, field, kind == "shares by slice")
+    elif kind in ("a plan", "a treatment"):
+        choices = _PLANS if kind == "a plan" else _SILENCES
+        if type(value) is not str or value not in choices:
+            raise _invalid(field, "expected one of %s, got %s", choices, value)
+    elif kind == "a test":
+        _check_dict_of(value, field, ("metric", "alpha"), 'expected a dict '
+                       'with the keys "metric" and "alpha", got %s')
+        tested = tuple(_averaged(MEASURES))
+        if type(value["metric"]) is not str or value["metric"] not in tested:
+            raise _invalid(field + '["metric"]', "expected one of %s, got %s",
+                           tested, value["metric"])
+        _check_number(value["alpha"], field + '["alpha"]', high=0.5,
+                      above_low=True)
+    else:  # a share
+        _check_number(value, field)
+
+
+# rule: (the kind of its setting, its findings), in the order a decision
+# lists what they break, the gravest first: a significant fall of the
+# declared measure comes before them all (see _judged()).
 _RULES = {
     "disclosure":         (None, _disclosure_findings),
     "comparison":         (None, _comparison_findings),
-    "critical":           (_check_questions_named, _critical_findings),
-    "min_coverage":       (_check_number, _coverage_findings),
-    "must_abstain":       (_check_unanswerable, _abstention_findings),
-    "unsupported_budget": (_check_budgets, _budget_findings),
-    "unsupported_rate":   (_check_rates, _budget_findings),
-    "significance":       (_check_significance, _significance_findings),
+    "critical":           ("answerable questions", _critical_findings),
+    "min_coverage":       ("a share", _coverage_findings),
+    "must_abstain":       ("unanswerable questions", _abstention_findings),
+    "unsupported_budget": ("counts by slice", _budget_findings),
+    "unsupported_rate":   ("shares by slice", _budget_findings),
+    "significance":       ("a test", _significance_findings),
 }
-_SETTINGS = {"tolerance": _check_number, "unresolved": _check_plan}
-_POLICY_KEYS = tuple(rule for rule, (check, found) in _RULES.items()
-                     if check) + tuple(_SETTINGS)
+_SETTINGS = {"tolerance": "a share", "unresolved": "a plan",
+             "silence": "a treatment"}
+_POLICY_KEYS = tuple(rule for rule, (kind, found) in _RULES.items()
+                     if kind) + tuple(_SETTINGS)
 
 
 def _check_policy(data):
@@ -2201,15 +2137,13 @@ def _check_policy(data):
     if not any(key in _RULES for key in policy):
         raise _invalid("policy", "expected at least one of the rules "
                        + rules + ", got %s", policy)
-    answerable = {name: question.answerable
-                  for name, question in data.questions.items()}
     for key, value in policy.items():
         if key in ("min_coverage", "tolerance") and "critical" not in policy:
             raise _invalid('policy["%s"]' % key, 'applies to the questions of '
                            'policy["critical"], and the policy has none: got '
                            "%s", policy)
-        check = _RULES[key][0] if key in _RULES else _SETTINGS[key]
-        check(value, 'policy["%s"]' % key, answerable)
+        kind = _RULES[key][0] if key in _RULES else _SETTINGS[key]
+        _check_setting(kind, value, 'policy["%s"]' % key, data)
     metric = policy.get("significance", {}).get("metric")
     if metric is not None and metric not in data.measures:
         raise _invalid('policy["significance"]["metric"]', "expected a "
@@ -2223,10 +2157,10 @@ def _judged(policy, candidate, baseline, test=None):
     (or None), with the declared paired test. accepted is None when
     nothing could be judged."""
     held, broken, unchecked = [], [], []
-    for rule, (check, found) in _RULES.items():
-        if check is None or rule in policy:  # always on, or set
-            for holds, finding in found(rule, policy, candidate, baseline,
-                                        test):
+    for rule, (kind, found) in _RULES.items():
+        if kind is None or rule in policy:  # always on, or set
+            judging = _Judging(rule, policy, candidate, baseline, test)
+            for holds, finding in found(judging):
                 if holds is None:
                     unchecked.append((rule, finding[2]))
                 else:
@@ -2240,8 +2174,6 @@ def _judged(policy, candidate, baseline, test=None):
     accepted = None if not held and not broken else not broken
     return {"accepted": accepted, "broken": broken, "held": held,
             "unchecked": unchecked, "significance": test}
-
-
 def _decision(plan, strict, loose):
     """Return whether a candidate is accepted under a plan, by _judged()
     under each reading; loose is None when no label is disputed, and then
@@ -2299,7 +2231,7 @@ def _marked(strict, loose):
     return marked
 
 
-def _deciding_questions(strict, loose, data, table, systems):
+def _deciding_questions(strict, loose, data, records, systems):
     """Return the set of questions whose findings the readings judge
     differently: each one such a finding names, and for a slice's
     finding, each question of the slice whose counts differ between the
@@ -2311,13 +2243,13 @@ def _deciding_questions(strict, loose, data, table, systems):
         if part not in names:
             continue
         for system in systems:
-            before, after = table.strict[system], table.lenient[system]
+            before, after = records.strict[system], records.lenient[system]
             names.update(name for name in data.slices[part] if name in before
                          and before[name].counts != after[name].counts)
     return names
 
 
-def _by_readings(data, table, judged, systems):
+def _by_readings(data, records, judged, systems):
     """Return one decision: the plan, the outcome, each reading's judgement,
     the broken findings marked with the readings that break them, and,
     where the readings decide differently, the disputed labels of the
@@ -2326,7 +2258,7 @@ def _by_readings(data, table, judged, systems):
     plan = data.policy.get("unresolved", "both")
     depends_on = []
     if loose is not None and strict["accepted"] != loose["accepted"]:
-        deciding = _deciding_questions(strict, loose, data, table, systems)
+        deciding = _deciding_questions(strict, loose, data, records, systems)
         for name, question in data.questions.items():
             disputed = question.case.get("disputed", {})
             for claim_id, sources in disputed.items():
@@ -2337,13 +2269,13 @@ def _by_readings(data, table, judged, systems):
             "findings": _marked(strict, loose)}
 
 
-def _decisions(data, table, tested):
+def _decisions(data, records, tested):
     """Return the decision on each system: the baseline judged alone first,
     then each candidate against it, with the paired tests of _tested()."""
     policy, systems = data.policy, data.systems
     judged = {system: {} for system in systems}
     for reading in tested:
-        by_system = getattr(table, reading)
+        by_system = getattr(records, reading)
         tests = _significance_tests(policy, tested[reading])
         baseline = by_system[systems[0]]
         judged[systems[0]][reading] = _judged(policy, baseline, None)
@@ -2353,7 +2285,7 @@ def _decisions(data, table, tested):
     decided = {}
     for system in systems:
         pair = [systems[0], system] if system != systems[0] else [system]
-        decided[system] = _by_readings(data, table, judged[system], pair)
+        decided[system] = _by_readings(data, records, judged[system], pair)
     return decided
 
 
@@ -2361,7 +2293,7 @@ def _decisions(data, table, tested):
 # report() gathers, as plain data, every figure and finding demo.py prints,
 # so that `demo.py --json` writes exactly what the text says. Every key is
 # always there: a part not asked for, or that does not apply, is None. Each
-# part reads the scored table: the cost grows as the runs of all questions
+# part reads the scored records: the cost grows as the runs of all questions
 # and systems.
 
 def _check_options(source, **flags):
@@ -2373,14 +2305,14 @@ def _check_options(source, **flags):
             raise _invalid(name, "expected True or False, got %s", value)
 
 
-def _row(question, table, systems, explaining):
+def _row(question, records, systems, explaining):
     """Return what the report gives of one question: per system its values
     and counts (means of its runs), how many runs, each run's values and
     counts where it has more than one, its lenient reading, and explain()
     of its run (or of each); None for a system that did not run it."""
     by_system = {}
     for system in systems:
-        record = table.strict[system].get(question.name)
+        record = records.strict[system].get(question.name)
         if record is None:
             by_system[system] = None
             continue
@@ -2388,7 +2320,7 @@ def _row(question, table, systems, explaining):
         explained = list(record.explained) if many else record.explained[0]
         loose = None
         if question.case.get("disputed"):
-            loose = table.lenient[system][question.name]
+            loose = records.lenient[system][question.name]
             loose = {"scores": loose.values, "counts": loose.counts}
         by_system[system] = {
             "scores": record.values, "counts": record.counts,
@@ -2410,12 +2342,12 @@ def _labelled(case):
     return labelled
 
 
-def _review_queue(data, table):
+def _review_queue(data, records):
     """Return the claims of judged answers that nobody has labelled,
     rejected or disputed, each once: the next round of reviewing, as
     (system, case, claim, the documents it cites)."""
     queue = {}  # in order of first sight: repeated runs make the same claims
-    for system, scored in table.strict.items():
+    for system, scored in records.strict.items():
         for name, record in scored.items():
             question = data.questions[name]
             labelled = _labelled(question.case)
@@ -2513,28 +2445,28 @@ def _judged_without_expected(data):
                 and any(key in question.case for key in _JUDGEMENTS)])
 
 
-def _summary(data, table, queue, source):
+def _summary(data, records, queue, source):
     """Return the summary: slices and their means, what was not run, each
     comparison, disclosures, what reviewers have left to do, and the
     decisions."""
     systems, policy = data.systems, data.policy
-    tested = _tested(data, table)
-    decided = None if policy is None else _decisions(data, table, tested)
+    tested = _tested(data, records)
+    decided = None if policy is None else _decisions(data, records, tested)
     disputed = _disputed_labels(data)
-    comparisons = [_comparison(data, table, candidate,
+    comparisons = [_comparison(data, records, candidate,
                                tested["strict"][candidate],
                                decided and decided[candidate])
                    for candidate in systems[1:]]
     return {
         "slices": data.slices,
-        "not_run": _not_run(data, table.strict),
-        "means": _means(data, table.strict),
+        "not_run": _not_run(data, records.strict),
+        "means": _means(data, records.strict),
         "disputed_labels": disputed or None,
-        "lenient_means": _means(data, table.lenient) if disputed else None,
+        "lenient_means": _means(data, records.lenient) if disputed else None,
         "comparisons": comparisons,
-        "disclosures": _disclosures(table.strict),
+        "disclosures": _disclosures(records.strict),
         "unreviewed": _unreviewed(queue, systems),
-        "unsupported_reasons": _unsupported_reasons(table.strict),
+        "unsupported_reasons": _unsupported_reasons(records.strict),
         "orphan_labels": len(_orphan_labels(data)),
         "judged_without_expected": _judged_without_expected(data),
         "policy": None if policy is None else {
@@ -2562,22 +2494,20 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     is checked once, first, as a whole: a fault raises EvaluationError."""
     _check_options(source, summary=summary, explain=explain)
     data = _checked(data)
-    if data.policy is not None:  # a fault of the data, whatever is asked
-        _check_policy(data)
-    table = _table(data, "every" if explain else "flawed" if summary
-                   else None)
-    rows = [_row(question, table, data.systems, explain)
+    records = _records(data, "every" if explain else "flawed" if summary
+                       else None)
+    rows = [_row(question, records, data.systems, explain)
             for question in data.questions.values()]
     queue = None
     if explain or summary:
-        queue = _review_queue(data, table)
+        queue = _review_queue(data, records)
     return {"source": source, "k": data.k,
             "systems": list(data.systems), "notes": data.notes and list(
                 data.notes) or None, "measures": data.measures,
             "questions": rows,
             "review_queue": queue if explain else None,
             "orphan_labels": _orphan_labels(data) if explain else None,
-            "summary": _summary(data, table, queue, source) if summary
+            "summary": _summary(data, records, queue, source) if summary
             else None}
 
 
@@ -2586,9 +2516,38 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
 # or your own code. JSON has arrays where the contract has tuples: they are
 # read as tuples at this one boundary; report() checks the rest once.
 
-_MAX_FILE_BYTES = 30 * 10 ** 6  # read no further: memory stays bounded
+_MAX_FILE_BYTES = 30 * 10 ** 6  # a data file: read no further
 _MAX_DEPTH = 64  # arrays and objects within one another
 _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
+
+
+def _file_name(path):
+    """Return a path as a message shows it: as it is, or as ascii() does."""
+    name = os.fsdecode(path)
+    return name if name.isascii() and name.isprintable() else ascii(name)
+
+
+def _opened(path, cap, where=""):
+    """Return the regular file at path (a str, bytes or os.PathLike) open to
+    read bytes, unless it reports more than cap bytes; a fault starts with
+    where (a FIFO or a device would wait, or never end: refused unopened)."""
+    try:
+        path = os.fspath(path)  # a str or bytes: open(1) reads a descriptor
+    except TypeError:
+        raise _invalid("path", "expected the path of a file, got %s",
+                       path) from None
+    try:
+        status = os.stat(path)
+        if stat.S_ISREG(status.st_mode) and status.st_size <= cap:
+            return open(path, "rb")
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        reason = getattr(error, "strerror", None) or error
+        raise EvaluationError(where + "cannot be read: %s" % reason) from None
+    if not stat.S_ISREG(status.st_mode):
+        raise EvaluationError(where + "is not a regular file (a directory, a "
+                              "FIFO, a socket or a device)")
+    raise EvaluationError(where + "holds more than %d bytes, the most read"
+                          % cap)
 
 
 def load_data(path):
@@ -2602,66 +2561,62 @@ def load_data(path):
     integer of over 100 digits, nesting over 64 deep, a key repeated in
     one object.
     """
-    import os
+    with _opened(path, _MAX_FILE_BYTES) as file:
+        raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
+    if len(raw) > _MAX_FILE_BYTES:
+        raise EvaluationError("holds more than %d bytes, the most read"
+                              % _MAX_FILE_BYTES)
     try:
-        path = os.fspath(path)  # a str or bytes: open(1) reads a descriptor
-    except Exception:  # not a path, or a PathLike whose __fspath__ fails
-        raise _invalid("path", "expected the path of a file, got %s",
-                       path) from None
-    try:
-        text = _read(path).decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise EvaluationError("is not UTF-8 text: %s at byte %d"
                               % (error.reason, error.start)) from None
-    return _parsed(text)
-
-
-def _read(path):
-    """Return the bytes of the regular file at path, unless it holds more
-    than the byte cap."""
-    import os
-    import stat
-    try:
-        status = os.stat(path)  # a FIFO or a device would wait, or never end
-        regular = stat.S_ISREG(status.st_mode)
-        raw = b""  # a file that is not regular, or too large, is left unread
-        if regular and status.st_size <= _MAX_FILE_BYTES:
-            with open(path, "rb") as file:
-                raw = file.read(_MAX_FILE_BYTES + 1)
-    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
-        reason = getattr(error, "strerror", None) or error
-        raise EvaluationError("cannot be read: %s" % reason) from None
-    if not regular:
-        raise EvaluationError("is not a regular file (a directory, a FIFO, a "
-                              "socket or a device)")
-    if max(status.st_size, len(raw)) > _MAX_FILE_BYTES:
-        raise EvaluationError("holds more than %d bytes, the most a data "
-                              "file may hold" % _MAX_FILE_BYTES)
-    return raw
+    return _as_tuples(_parsed(text))
 
 
 def _parsed(text):
-    """Return the JSON value of text, with every array a tuple."""
+    """Return the JSON value of text; a fault names its line and column."""
     import json  # only this path reads JSON
     try:
-        value = json.loads(text, object_pairs_hook=_one_value_per_key,
-                           parse_int=_whole_number,
-                           parse_constant=_Constant)
+        return json.loads(text, object_pairs_hook=_one_value_per_key,
+                          parse_int=_whole_number,
+                          parse_constant=_not_a_number)
     except RecursionError:  # nested deeper than this CPython's parser goes
         raise EvaluationError("is nested more than %d deep"
                               % _MAX_DEPTH) from None
     except json.JSONDecodeError as error:
-        raise EvaluationError("is not valid JSON: %s (line %d, column %d)" % (
-            error.msg, error.lineno, error.colno)) from None
-    if "NaN" in text or "Infinity" in text:  # then find where, to name it
-        _check_no_constant(value)
-    return _as_tuples(value)
+        raise _not_json(text, error.msg, error.pos) from None
+    except _NotANumber:  # find the first outside a string, to name it
+        import re
+        string = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+        for found in re.finditer(string + "|-?Infinity|NaN", text):
+            if not found.group().startswith('"'):
+                raise _not_json(text, found.group() + " is not a JSON "
+                                "number", found.start()) from None
+
+
+class _NotANumber(EvaluationError):
+    """NaN, Infinity or -Infinity, which JSON does not have, as the parser
+    meets one (see _parsed())."""
+
+
+def _not_a_number(name):
+    """Refuse NaN and the infinities where the JSON parser reads one."""
+    raise _NotANumber(name)
+
+
+def _not_json(text, why, place):
+    """Return the EvaluationError of JSON text at fault at a place."""
+    line = text.count("\n", 0, place) + 1
+    column = place - text.rfind("\n", 0, place)
+    return EvaluationError("is not valid JSON: %s (line %d, column %d)" % (
+        why, line, column))
 
 
 def _one_value_per_key(pairs):
     """Return an object's pairs as a dict; a repeated key, which JSON would
     drop silently, is a fault."""
-    result = {key: value for key, value in pairs}  # as small as {} when empty
+    result = dict(pairs)
     if len(result) < len(pairs):
         seen = set()
         for key, value in pairs:  # the first key seen again, in one pass
@@ -2678,29 +2633,6 @@ def _whole_number(text):
         raise EvaluationError("is not valid JSON: an integer of more than %d "
                               "digits, %s..." % (_MAX_DIGITS, text[:20]))
     return int(text)
-
-
-class _Constant:
-    """NaN, Infinity or -Infinity, which JSON does not have, where the
-    parser met it: a fault, named once its place is found."""
-
-    def __init__(self, name):
-        self.name = name
-
-
-def _check_no_constant(value):
-    """Check that parsed JSON holds no _Constant; a fault names its place,
-    as data[...][...]."""
-    stack = [("data", value)]  # in the order of the text, depth first
-    while stack:
-        where, item = stack.pop()
-        if type(item) is _Constant:
-            raise EvaluationError("%s: %s is not a JSON number"
-                                  % (where, item.name))
-        inner = enumerate(item) if type(item) is list else (
-            item.items() if type(item) is dict else ())
-        for key, part in reversed(list(inner)):
-            stack.append(("%s[%s]" % (where, _shown(key)), part))
 
 
 def _as_tuples(value, depth=0):
@@ -2722,158 +2654,133 @@ def _as_tuples(value, depth=0):
 
 
 # --- TREC files ------------------------------------------------------------
-# load_trec() reads a qrels file and run files as trec_eval does, into the
-# data a JSON file gives: a case per topic that the qrels and some run have
-# (its documents of grade 1 or more relevant, each grade the gain), and per
-# run, named by its tag, each topic's top k. Each line is read once, and a
-# topic's top k alone is kept: memory stays that of k lines a topic.
+# load_trec() reads a qrels file and run files as trec_eval 10 reads them
+# into the data a JSON file gives: a case per topic that the qrels and some
+# run have (its documents of grade 1 or more relevant, each grade the gain),
+# and per run, named by its tag, each topic's top k. A line whose first
+# field starts with "#" is a comment, and lines come in any order. Each line
+# is read once, and a run keeps a topic's k best lines alone.
 
-_MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together: about 20 s
-
-
-def _file_name(path):
-    """Return a path as a message shows it: as it is, or as ascii() does."""
-    import os
-    name = os.fsdecode(path)
-    return name if name.isascii() and name.isprintable() else ascii(name)
+_MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together
+_MAX_TOPICS = 10 ** 6  # of the qrels: each costs memory in a report
+_MAX_LINE = 4096  # bytes of a line that spans two reads
+_CHUNK = 2 ** 20  # bytes read at once
+_NAMED = 5  # topics left out a note names
 
 
-def _trec_fault(path, number, template, *values):
+def _trec_fault(name, number, template, *values):
     """Return the EvaluationError of a line of a TREC file."""
-    return _invalid("%s, line %d" % (_file_name(path), number), template,
-                    *values)
+    return _invalid("%s, line %d" % (name, number), template, *values)
 
 
-def _undecoded(path):
-    """Return the number of the first line of a file not in UTF-8."""
-    with open(path, "rb") as file:
-        for number, line in enumerate(file, start=1):
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError:
-                return number
-    return 1  # (the file changed while it was read)
+def _trec_lines(file, name, left):
+    """Yield (line number, fields) of each line of an open TREC file but a
+    blank one or a comment, its fields split on whitespace. left holds the
+    bytes all the TREC files may still hold ([count]): past it, or in a
+    line of more than 4,096 bytes, the file is refused, whatever size it
+    reports."""
+    number, rest = 0, b""
+    while True:
+        chunk = file.read(_CHUNK)
+        left[0] -= len(chunk)
+        if left[0] < 0:
+            raise EvaluationError("TREC files: hold more than %d bytes "
+                                  "together, the most read" % _MAX_TREC_BYTES)
+        data = rest + chunk
+        cut = data.rfind(b"\n") + 1 if chunk else len(data)
+        rest = data[cut:]
+        if len(rest) > _MAX_LINE:
+            raise _trec_fault(name, number + data.count(b"\n", 0, cut) + 1,
+                              "expected a line of at most %s bytes", _MAX_LINE)
+        try:
+            lines = data[:cut].decode("utf-8").split("\n")
+        except UnicodeDecodeError as error:
+            raise _trec_fault(name, number + data.count(
+                b"\n", 0, error.start) + 1, "not UTF-8 text: %s",
+                error.reason) from None
+        for line in lines[:-1] if chunk else lines:
+            number += 1
+            fields = line.split()
+            if fields and not fields[0].startswith("#"):
+                yield number, fields
+        if not chunk:
+            return
 
 
-def _trec_lines(path):
-    """Yield (line number, fields) of each line of a TREC file, its fields
-    split on any whitespace."""
-    try:
-        with open(path, encoding="utf-8") as file:
-            for number, line in enumerate(file, start=1):
-                yield number, line.split()
-    except UnicodeDecodeError as error:  # its decoder reads ahead of lines
-        raise _trec_fault(path, _undecoded(path), "not UTF-8 text: %s",
-                          error.reason) from None
-    except OSError as error:
-        raise EvaluationError("%s: cannot be read: %s" % (
-            _file_name(path), error.strerror or error)) from None
-
-
-def _qrels(path):
-    """Return {topic: {document: grade}} of a qrels file."""
+def _qrels(file, name, left):
+    """Return {topic: {document: grade}} of a qrels file; a document judged
+    twice for a topic is refused, as trec_eval refuses it."""
     judged = {}
-    for number, fields in _trec_lines(path):
+    for number, fields in _trec_lines(file, name, left):
         try:
             topic, _, doc_id, grade = fields
             grade = int(grade)
         except ValueError:  # not 4 fields, or a grade that is not whole
-            raise _trec_fault(path, number, "expected 'topic iteration "
+            raise _trec_fault(name, number, "expected 'topic iteration "
                               "document grade', the grade whole, got %s",
                               " ".join(fields)) from None
+        if topic not in judged and len(judged) == _MAX_TOPICS:
+            raise _trec_fault(name, number, "expected at most %s topics, "
+                              "got more", _MAX_TOPICS)
         grades = judged.setdefault(topic, {})
         if doc_id in grades:
-            raise _trec_fault(path, number, "document %s is judged twice "
+            raise _trec_fault(name, number, "document %s is judged twice "
                               "for topic %s", doc_id, topic)
         grades[doc_id] = grade
     return judged
 
 
-def _top(rows, k):
-    """Return the documents of the k highest (score, document) rows, by
-    score then document, highest first, as trec_eval ranks them."""
-    from heapq import nlargest
-    return tuple(doc_id for score, doc_id in nlargest(k, rows))
-
-
-def _ranked(path, k):
-    """Return (tag, {topic: its top k documents, _top()}) of a run file:
-    one tag, a topic's lines together, no document twice in a topic."""
-    tops, rows, seen, topic, tag = {}, [], set(), None, None
-    for number, fields in _trec_lines(path):
+def _ranked(file, name, left, k, judged):
+    """Return (a run's tag, {topic: its top k documents}, {topic the qrels
+    lack: None}, the first few of them) of a run file of one tag: its
+    documents ranked as trec_eval ranks them, by score, then by document,
+    highest first, whatever the rank column says."""
+    from heapq import heappush, heappushpop
+    tops, unjudged, tag = {}, {}, None
+    for number, fields in _trec_lines(file, name, left):
         if len(fields) < 6:
-            if fields:  # a blank line is skipped, as trec_eval skips it
-                raise _trec_fault(path, number, "expected 'topic Q0 "
-                                  "document rank score tag', got %s",
-                                  " ".join(fields))
-            continue
-        if fields[0] != topic:
-            if fields[0] in tops:
-                raise _trec_fault(path, number, "topic %s again, after "
-                                  "others: its lines must come together",
-                                  fields[0])
-            if topic is not None:
-                tops[topic] = _top(rows, k)
-            topic, rows, seen = fields[0], [], set()
-        if fields[5] != tag:
-            if tag is not None:
-                raise _trec_fault(path, number, "a second tag %s, after %s:"
-                                  " a run file is one system's", fields[5],
-                                  tag)
-            tag = fields[5]
-        if fields[2] in seen:
-            raise _trec_fault(path, number, "document %s is ranked twice "
-                              "for topic %s", fields[2], topic)
-        seen.add(fields[2])
+            raise _trec_fault(name, number, "expected 'topic Q0 document "
+                              "rank score tag', got %s", " ".join(fields))
+        topic, _, doc_id, _, score, run_tag = fields[:6]
+        if run_tag != tag and tag is not None:
+            raise _trec_fault(name, number, "a second tag %s, after %s: a "
+                              "run file is one system's", run_tag, tag)
+        tag = run_tag
         try:
-            score = float(fields[4])
+            score = float(score)
         except ValueError:
             score = None
         if score is None or score != score:  # none, or NaN: no rank
-            raise _trec_fault(path, number, "expected a score, got %s",
+            raise _trec_fault(name, number, "expected a score, got %s",
                               fields[4])
-        rows.append((score, fields[2]))
-    if topic is None:
-        raise EvaluationError("%s: holds no line" % _file_name(path))
-    tops[topic] = _top(rows, k)
-    return tag, tops
-
-
-def _trec_paths(qrels, runs):
-    """Return the paths of the qrels and of each run, once each is checked
-    to be a regular file, and all of them within the byte cap."""
-    import os
-    import stat
-    if type(runs) not in (list, tuple) or not runs:
-        raise _invalid("runs", "expected a list of paths, got %s", runs)
-    paths, size = [], 0
-    for path in (qrels, *runs):
-        try:
-            paths.append(os.fspath(path))
-        except TypeError:
-            raise _invalid("path", "expected the path of a file, got %s",
-                           path) from None
-        try:
-            status = os.stat(path)
-        except (OSError, ValueError) as error:  # ValueError: a NUL in it
-            raise EvaluationError("%s: cannot be read: %s" % (_file_name(
-                path), getattr(error, "strerror", None) or error)) from None
-        if not stat.S_ISREG(status.st_mode):
-            raise EvaluationError("%s: is not a regular file" % _file_name(
-                path))
-        size += status.st_size
-    if size > _MAX_TREC_BYTES:
-        raise EvaluationError("TREC files: hold %d bytes together, more "
-                              "than %d, the most read" % (size,
-                                                          _MAX_TREC_BYTES))
-    return paths
+        if topic not in judged:  # left out, as trec_eval leaves it
+            if len(unjudged) < _MAX_TOPICS:
+                unjudged[topic] = None
+            continue
+        heap, ranked = tops.setdefault(topic, ([], set()))
+        if len(heap) == k and (score, doc_id) <= heap[0]:
+            continue  # below the k best so far: never ranked
+        if doc_id in ranked:  # among the k best: a fault trec_eval finds
+            raise _trec_fault(name, number, "document %s is ranked twice "
+                              "for topic %s", doc_id, topic)
+        ranked.add(doc_id)
+        if len(heap) < k:
+            heappush(heap, (score, doc_id))
+        else:  # the lowest of the k + 1 goes
+            ranked.discard(heappushpop(heap, (score, doc_id))[1])
+    if tag is None:
+        raise EvaluationError("%s: holds no line" % name)
+    return tag, {topic: tuple(doc_id for _, doc_id in sorted(heap,
+                                                             reverse=True))
+                 for topic, (heap, _) in tops.items()}, unjudged
 
 
 def _left_out(why, topics, what):
     """Return a note of the topics left out, the first five named."""
-    names = ", ".join(map(_shown, topics[:5])) + ", ..." * (len(topics) > 5)
-    return "%s: %s %s (%s)" % (why, _plural(len(topics), what[0]), what[1],
-                               names)
+    names = ", ".join(map(_shown, topics[:_NAMED]))
+    return "%s: %s %s (%s%s)" % (why, _plural(len(topics), what[0]),
+                                 what[1], names,
+                                 ", ..." if len(topics) > _NAMED else "")
 
 
 def load_trec(qrels, runs, *, k=10):
@@ -2882,48 +2789,63 @@ def load_trec(qrels, runs, *, k=10):
     k, the runs' tags as the systems (the first the baseline), a case per
     topic the qrels and some run have, each run's top k of it, and notes
     on the topics left out. A fault raises EvaluationError naming the file
-    and the line."""
+    and the line; one file given twice, or a tag two files give, too."""
+    from contextlib import ExitStack
     _check_k(k)
-    paths = _trec_paths(qrels, runs)
-    judged, tops, notes = _qrels(paths[0]), {}, []
-    for path in paths[1:]:
-        tag, ranked = _ranked(path, k)
-        name = _run_name(tag, path, tops)
-        if name != tag:
-            notes.append("run %s named by its file: its tag %s is %s" % (
-                _file_name(path), _shown(tag), "another run's" if tag in
-                tops else "no name (" + _NAME_RULE + ")"))
-        tops[name] = ranked
-    return _trec_data(judged, tops, k, notes)
+    if type(runs) not in (list, tuple) or not runs:
+        raise _invalid("runs", "expected a list of paths, got %s", runs)
+    with ExitStack() as stack:
+        files = []
+        for path in (qrels, *runs):  # each checked before any is read
+            name = _file_name(os.fspath(path)) if isinstance(
+                path, (str, bytes, os.PathLike)) else "?"
+            files.append((name, stack.enter_context(_opened(
+                path, _MAX_TREC_BYTES, name + ": "))))
+        return _trec_data(files, k)
 
 
-def _run_name(tag, path, taken):
-    """Return the name of a run: its tag, or where that is taken or no
-    name (_check_name()), the file's own name."""
-    import os
-    for name in (tag, os.path.basename(path)):
+def _trec_data(files, k):
+    """Return the data of open TREC files [(name, file)], the qrels first."""
+    seen, left = {}, [_MAX_TREC_BYTES]
+    for name, file in files:
+        status = os.fstat(file.fileno())
+        left[0] -= status.st_size  # as they report: the most read at once
+        if (status.st_dev, status.st_ino) in seen:
+            raise EvaluationError("%s and %s are one file: give each run "
+                                  "once" % (seen[status.st_dev,
+                                                 status.st_ino], name))
+        seen[status.st_dev, status.st_ino] = name
+    if left[0] < 0:
+        raise EvaluationError("TREC files: hold more than %d bytes "
+                              "together, the most read" % _MAX_TREC_BYTES)
+    left[0] = _MAX_TREC_BYTES  # and as they are read
+    judged = _qrels(files[0][1], files[0][0], left)
+    tops, tagged, notes, unjudged = {}, {}, [], {}
+    for name, file in files[1:]:
+        tag, ranked, missing = _ranked(file, name, left, k, judged)
+        unjudged.update(missing)
+        system = tag
+        if tag in tops:
+            raise EvaluationError("%s and %s both hold the run tag %s: give "
+                                  "each run a tag of its own" % (
+                                      tagged[tag], name, _shown(tag)))
         try:
-            _check_name(name, "run")
-        except EvaluationError:
-            continue
-        if name not in taken:
-            return name
-    raise EvaluationError("%s: its tag %s and its file's name are taken or "
-                          "no names (%s)" % (_file_name(path), _shown(tag),
-                                             _NAME_RULE))
+            _check_name(tag, "run")
+        except EvaluationError:  # named by its file, as it is named
+            system = os.path.basename(name)
+            notes.append("run %s named by its file: its tag %s is no name "
+                         "(%s)" % (name, _shown(tag), _NAME_RULE))
+        tops[system], tagged[tag] = ranked, name
+    return _trec_cases(judged, tops, k, notes, list(unjudged))
 
 
-def _trec_data(judged, tops, k, notes):
-    """Return the data of qrels read by _qrels() and runs by _ranked(),
-    with notes on how runs were named."""
-    runs, unjudged = {}, {}
-    for tag, ranked in tops.items():
+def _trec_cases(judged, tops, k, notes, unjudged):
+    """Return the data of qrels read by _qrels() and runs by _ranked()."""
+    runs = {}
+    for system, ranked in tops.items():
         for topic, retrieved in ranked.items():
-            if topic not in judged:
-                unjudged[topic] = None  # left out, as trec_eval leaves it
-                continue
-            runs.setdefault(topic, {})[tag] = {"retrieved": retrieved,
-                                               "claims": None}
+            runs.setdefault(topic, {})[system] = {"retrieved": retrieved,
+                                                  "claims": None}
     cases = {}
     for topic, grades in judged.items():
         relevant = {doc_id: grade for doc_id, grade in grades.items()
@@ -2933,11 +2855,455 @@ def _trec_data(judged, tops, k, notes):
                             "grades": relevant}
     if not cases:
         raise EvaluationError("no topic of the runs is in the qrels")
-    notes += [_left_out("left out, as trec_eval leaves them", list(
-        unjudged), ("run topic", "the qrels do not have"))] * bool(unjudged)
+    if unjudged:
+        notes.append(_left_out("left out, as trec_eval leaves them",
+                               unjudged, ("run topic", "the qrels do not "
+                                          "have")))
     alone = [topic for topic in judged if topic not in runs]
-    notes += [_left_out("not scored, as by trec_eval without -c", alone, (
-        "qrels topic", "no run has"))] * bool(alone)
+    if alone:
+        notes.append(_left_out("not scored, as by trec_eval without -c",
+                               alone, ("qrels topic", "no run has")))
     return {"k": k, "systems": tuple(tops), "cases": cases,
             "runs": {topic: runs[topic] for topic in cases},
             "notes": tuple(notes)}
+
+
+# --- The report as text ----------------------------------------------------
+# report_text() and gate_text() give what demo.py prints of a report: each
+# reads report()'s plain data alone, and decides nothing.
+
+_WIDTH = 160  # the widest line of the summary
+_LISTED = 20  # the most changed questions listed for all candidates together
+
+
+def _cell(value):
+    """Return a value as the table shows it: 0.50, n/a, yes or no."""
+    if value is None:
+        return "n/a"
+    if value is True or value is False:  # before numbers: a bool is an int
+        return "yes" if value else "no"
+    return "%.2f" % value
+
+
+def _table_lines(rows, k, labels):
+    """Return the per-question table: a header, then a line for each
+    ('case system', its values, or None for a run not made) of rows."""
+    header = " ".join(label.replace("%d", str(k)) for label in labels)
+    lines = ["case system | " + header]
+    for where, values in rows:
+        shown = "not run" if values is None else " ".join(map(_cell, values))
+        lines.append("%s | %s" % (where, shown))
+    return lines
+
+
+def _listed(names, width=100):
+    """Return names joined by commas, cut near `width` characters."""
+    shown = []
+    for name in names:
+        if shown and len(", ".join(shown + [name])) > width:
+            return ", ".join(shown) + ", ... (%d in all)" % len(names)
+        shown.append(name)
+    return ", ".join(shown)
+
+
+def _each_run(result, part):
+    """Return ('case system', part) of each run, repeated runs numbered '#1'
+    ..., and ('case system', None) where the system did not run the case."""
+    found = []
+    for question in result["questions"]:
+        for system, row in question["systems"].items():
+            where = "%s %s" % (question["case"], system)
+            if row is None or row["repeats"] == 1:
+                found.append((where, row and row[part]))
+                continue
+            runs = row[part] if part == "explain" else [
+                run["scores"] for run in row["runs"]]
+            for number, value in enumerate(runs, start=1):
+                found.append(("%s#%d" % (where, number), value))
+    return found
+
+
+def _explain_lines(result):
+    """Return each unsupported or uncovered claim and disclosure, then reviews."""
+    lines = ["", "each unsupported claim with the first rule it breaks, each expected "
+             "claim left uncovered, and each restricted document disclosed"]
+    for where, found in _each_run(result, "explain"):
+        if found is None:
+            continue  # not run
+        for claim, reason in found["claims"] or ():
+            if reason:
+                lines.append("%s | claim %s unsupported: %s" % (where, claim, reason))
+        for claim in found["uncovered"] or ():
+            lines.append("%s | expected claim %s not covered" % (where, claim))
+        for document in found["disclosed"]:
+            lines.append("%s | restricted document %s disclosed" % (where, document))
+    queue = []
+    for system, name, claim, cited in result["review_queue"]:
+        cited = ", ".join(cited) or "nothing"
+        queue.append("%s | %s: claim %s citing %s" % (system, name, claim, cited))
+    orphans = ["%s: claim %s" % pair for pair in result["orphan_labels"]]
+    lines += ["", "claims nobody has labelled, rejected or disputed: the next "
+              "round of reviewing"] + (queue or ["none"])
+    lines += ["", "labels that no run uses, a typo perhaps (optional, disputed "
+              "or rejected)"]
+    return lines + (orphans or ["none"])
+
+
+def _summary_lines(result):
+    """Return the summary: decisions, changes, slices, tests, reviews, policy."""
+    summary, systems = result["summary"], result["systems"]
+    comparisons, policy = summary["comparisons"], summary["policy"]
+    label = {name: measure["label"].replace("%d", str(result["k"]))
+             for name, measure in MEASURES.items()}
+    lines = _head_lines(result)
+    for compared in comparisons:
+        lines += _manifest_lines(compared)
+        lines += _change_lines(compared, label, max(3, _LISTED // len(comparisons)))
+    for part, names in summary["slices"].items():
+        lines += _slice_lines(part, names, summary["means"][part], label, comparisons)
+    if summary["lenient_means"] is not None:
+        lines += _slice_lines("answerable", summary["slices"]["answerable"],
+                             summary["lenient_means"]["answerable"], label, comparisons,
+                             ", lenient reading (disputed labels count as support)")
+        lines.append("disputed labels: " + _disputes(summary["disputed_labels"]))
+    lines += ["", "n/a rule: a macro mean skips questions without a value and says how "
+              "many it averaged; n/a never counts as 0."]
+    lines += _paired_lines(comparisons, summary["groups"], label)
+    lines += _review_lines(summary)
+    if policy is None:
+        return lines
+    lines += ["", "acceptance policy, from %s" % policy["source"],
+              "(python demo.py --explain shows why each unsupported claim is "
+              "unsupported)"]
+    lines += _decision_lines(systems[0], policy["baseline_alone"], alone=True)
+    for compared in comparisons:
+        title = "%s against %s" % (compared["candidate"], systems[0])
+        lines += _decision_lines(title, compared["decision"])
+    return lines
+
+
+def _head_lines(result):
+    """Return each candidate's decision, what the data holds, who ran what."""
+    summary, systems = result["summary"], result["systems"]
+    lines = []
+    for compared in summary["comparisons"]:
+        title = "%s against %s: " % (compared["candidate"], systems[0])
+        decided = compared["decision"]  # None without a policy
+        if decided is not None:
+            lines.append(title + _decided_words(decided))
+        test = decided and decided["strict"]["significance"]  # the declared one
+        if not compared["shared"]:
+            lines.append(title + "no question was run by both: nothing compared")
+        elif test and not test["questions"]:
+            metric = summary["policy"]["rules"]["significance"]["metric"]
+            lines.append(title + "no question has a value of %s from both: nothing "
+                         "compared" % metric)
+    groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
+    candidates = "candidate" + "s" * (len(systems) > 2) + " " + ", ".join(systems[1:])
+    if len(systems) == 1:  # judged alone, by the rules that need no baseline
+        candidates = "alone: nothing compared"
+        lines += [gate_text(result)] if summary["policy"] else []
+    answerable = len(summary["slices"]["answerable"])
+    lines.append("summary of %s: %d questions%s (%d answerable), k = %d, "
+                 "baseline %s, %s" % (
+                     result["source"], len(result["questions"]), groups, answerable,
+                     result["k"], systems[0], candidates))
+    for system, missing in summary["not_run"].items():
+        more = missing["count"] - len(missing["cases"])  # past the cases named
+        if missing["count"]:
+            lines.append("not run by %s: %s (%s%s)" % (
+                system, _plural(missing["count"], "question"),
+                ", ".join(missing["cases"]), ", and %d more" % more if more else ""))
+    if any(missing["count"] for missing in summary["not_run"].values()):
+        lines.append("so each mean is over the questions its system ran, and each "
+                     "change and paired test over those both ran")
+    return lines
+
+
+def _decided_words(decided, alone=False):
+    """Return a decision in a few words, with its first broken finding: the
+    gravest. A baseline checked alone holds its rules, or does not."""
+    if decided["accepted"] is None:
+        return "none, as no rule of the policy could be checked"
+    if decided["accepted"]:
+        return "every rule holds" if alone else "accepted" + _caveats(decided)
+    broken = decided["findings"]
+    rule, subject, detail, readings = broken[0]
+    text = "%s, first: %s %s (%s)" % (
+        "some rule does not hold" if alone else "not accepted", rule,
+        subject, detail)
+    if readings != "both" and decided["lenient"] is not None:
+        text += " [%s reading]" % readings
+    if len(broken) > 1:
+        text += ", and %d more broken" % (len(broken) - 1)
+    return text
+
+
+def _caveats(decided):
+    """Return what an acceptance rests on: a plan the readings disagree
+    on, or runs of unequal number; else ''."""
+    text, loose = "", decided["lenient"]
+    if loose is not None and decided["strict"]["accepted"] != loose["accepted"]:
+        text += " under the plan %r, the readings disagreeing" % decided["plan"]
+    test = decided["strict"]["significance"]
+    if test and test["unmatched_runs"]:
+        unmatched = _plural(test["unmatched_runs"], "question")
+        text += " (more runs on one side on %s)" % unmatched
+    return text
+
+
+def _manifest_lines(compared):
+    """Return what changed between the two systems' run manifests, if given."""
+    changed = compared["manifest_changes"]
+    if changed is None:
+        return []
+    lines = ["", "run manifests: what changed from %s to %s (corpus, questions, "
+             "permissions and rubric are held constant)" % (
+                 compared["baseline"], compared["candidate"])]
+    for field, old, new in changed:
+        old, new = ["(none)" if value is None else ascii(value)
+                    for value in (old, new)]
+        lines.append("%s: %s -> %s" % (field, old, new))
+    if not changed:
+        lines.append("nothing changed")
+    if len(changed) > 1:
+        lines.append("%d things changed at once: which of them made the difference is "
+                     "unknown; change one at a time" % len(changed))
+    return lines
+
+
+def _change_lines(compared, label, most):
+    """Return the questions that moved, regressions first, then the totals."""
+    if not compared["shared"]:
+        return []  # nothing compared: the first lines say so
+    lines = ["", "per-question change from %s to %s on the %d questions both ran (a "
+             "pair with n/a on either side is shown, not judged)" % (
+                 compared["baseline"], compared["candidate"], compared["shared"])]
+    moved = [item for item in compared["changes"] if item["moved"]]
+    worse = ("regressed", "mixed")
+    moved.sort(key=lambda item: item["verdict"] not in worse)  # stable
+    for item in moved[:most]:
+        judged, unjudged = [], []
+        for metric, old, new, weighed in item["moved"]:
+            text = "%s %s -> %s" % (label[metric], _cell(old), _cell(new))
+            (judged if weighed else unjudged).append(text)
+        detail = ", ".join(judged)  # none when the verdict is "not judged"
+        if unjudged:
+            detail += ("; not judged: " if judged else "") + ", ".join(unjudged)
+        lines.append("%s: %s (%s)" % (item["case"], item["verdict"], detail))
+    totals = ", ".join("%d %s" % (count, name)
+                       for name, count in compared["totals"].items())
+    if len(moved) > most:
+        totals += "; %d more moved (--json lists every question)" % (
+            len(moved) - most)
+    lines.append("totals: " + totals)
+    if compared["lenient_changes"]:
+        turned = ["%s %s -> %s" % change for change in compared["lenient_changes"]]
+        lines.append("verdicts the lenient reading turns: " + _listed(turned))
+    return lines
+
+
+def _slice_lines(part, names, means, label, comparisons, reading=""):
+    """Return a slice's means per system, then a tag's verdicts per candidate."""
+    if not names:
+        return ["", "no %s questions" % part]
+    measured, unmeasured = [], []
+    for metric in label:
+        if metric in means:
+            averaged = any(mean["averaged"] for mean in means[metric].values())
+            (measured if averaged else unmeasured).append(metric)
+    abstentions = means["correct_abstentions"] is not None and not reading
+    header = [label[metric] for metric in measured] + ["support pooled"]
+    header += ["abstention correct"] * abstentions
+    lines = ["", "%s slice%s: %s" % (part, reading, _listed(names, 60)),
+             "macro mean (questions averaged, of %d) | %s" % (
+                 len(names), " | ".join(header))]
+    if unmeasured:
+        lines[2] += " (no value to average: %s)" % ", ".join(
+            label[metric] for metric in unmeasured)
+    for system, pooled in means["pooled_support"].items():
+        row = ["%s (%d)" % (_cell(means[metric][system]["mean"]),
+                            means[metric][system]["averaged"]) for metric in measured]
+        row.append("%d/%d = %s" % (pooled["supported"], pooled["generated"],
+                                   _cell(pooled["ratio"])))
+        if abstentions:
+            row.append("%(correct)d/%(total)d" % means["correct_abstentions"][system])
+        lines.append("%s | %s" % (system, " | ".join(row)))
+    counts = []
+    for compared in comparisons:
+        totals = compared["slice_totals"].get(part)
+        if totals is None:
+            return lines  # answerable and unanswerable: their totals are above
+        counted = "nothing compared"
+        if sum(totals.values()):
+            counted = "/".join(map(str, totals.values()))
+        counts.append("%s %s" % (compared["candidate"], counted))
+    if not counts:
+        return lines  # a system alone: no verdict
+    return lines + ["verdicts %s | %s" % ("/".join(comparisons[0]["totals"]),
+                                          " | ".join(counts))]
+
+
+def _paired_lines(comparisons, groups, label):
+    """Return each candidate's paired tests, and what so few questions can show."""
+    unit = "question" if groups is None else "group"
+    shared = [compared for compared in comparisons if compared["shared"]]
+    if not shared:
+        return []  # nothing compared: the first lines say so
+    lines = ["", "paired sign-flip test from %s to %s on the answerable slice (each %s "
+             "is one pair)" % (shared[0]["baseline"], ", ".join(
+                 compared["candidate"] for compared in shared), unit)]
+    unpaired = {}  # measure: the candidates it compares on no question
+    for compared in shared:
+        name = compared["candidate"] + " | " if len(shared) > 1 else ""
+        for metric, test in compared["paired_tests"].items():
+            if test["questions"]:
+                lines.append(name + label[metric] + " | " + _test_text(test, unit))
+            else:
+                unpaired.setdefault(label[metric], []).append(name[:-3])
+    alike = {}  # the measures unpaired for the same candidates
+    for metric, candidates in unpaired.items():
+        alike.setdefault(tuple(candidates), []).append(metric)
+    for candidates, metrics in alike.items():
+        against = "" if len(candidates) == len(shared) else " (%s)" % (
+            ", ".join(candidates))
+        lines.append("%s%s | no question has a value from both: nothing "
+                     "compared" % (", ".join(metrics), against))
+    floor = shared[0]["floor"]
+    if not floor["below_level"]:  # too few questions to tell anything apart
+        units = "%d %ss" % (floor["units"], unit)
+        lines.append("with %s, this sign-flip test's p is at least %s even if all of "
+                     "them moved: it cannot reach p < %g" % (
+                         units, p_text(floor["p"]), floor["level"]))
+    return lines
+
+
+def _test_text(test, unit):
+    """Return one paired test in words."""
+    total = test["questions"] + test["left_out"]
+    mean = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
+    if test["groups"] != test["questions"]:
+        mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
+            test["mean"], test["groups"], test["question_mean"],
+            test["questions"], total)
+    moved = test["wins"] + test["losses"]
+    text = "%s | wins %d, ties %d, losses %d | %s | the smallest p %s can give: " \
+        "%s" % (mean, test["wins"], test["ties"], test["losses"], test["p_shown"],
+                _plural(moved, "moved " + unit), p_text(test["min_p"]))
+    if test["one_sided"]:
+        text += " | %d with a value on one side only" % test["one_sided"]
+    if test["unmatched_runs"]:
+        text += " | more runs on one side on %d of the questions (match " \
+            "them)" % test["unmatched_runs"]
+    return text
+
+
+def _review_lines(summary):
+    """Return the disclosures, unsupported claims by reason, what is unreviewed."""
+    disclosed = []
+    for system, found in summary["disclosures"].items():
+        if found:
+            documents = ["%s: %s" % (name, ", ".join(cited))
+                         for name, cited in found]
+            disclosed.append("%s | %s" % (system, _listed(documents)))
+    lines = ["", "restricted documents disclosed (in the top k or cited); no score and "
+             "no policy can excuse one" + ": none" * (not disclosed)] + disclosed
+    lines += ["", "unsupported claims by the first rule they break (python demo.py "
+              "--explain lists each)"]
+    for system, reasons in summary["unsupported_reasons"].items():
+        counted = ", ".join("%s %d" % pair for pair in reasons.items())
+        lines.append("%s | %s" % (system, counted or "none"))
+    unreviewed = "".join(" | %s %d" % pair
+                         for pair in summary["unreviewed"].items())
+    lines += ["", "claims nobody has labelled, rejected or disputed (--explain "
+              "lists them)" + unreviewed]
+    return lines + ["labels that no run uses: %d; questions judged without "
+                    "expected claims: %d" % (summary["orphan_labels"],
+                                             summary["judged_without_expected"])]
+
+
+def _decision_lines(title, decided, alone=False):
+    """Return the findings broken, held and not checked, then the decision."""
+    strict, loose = decided["strict"], decided["lenient"]
+    lines, line_title = [], "baseline " + title if alone else title
+    for rule, subject, detail, readings in decided["findings"]:
+        marked = "" if loose is None else " [both readings]" \
+            if readings == "both" else " [%s reading only]" % readings
+        lines.append("%s | broken %s %s (%s)%s" % (
+            line_title, rule, subject, detail, marked))
+    held = [finding[0] for finding in strict["held"]]  # per rule, in order
+    if held:
+        lines.append("%s | held: %s" % (line_title, ", ".join(
+            "%d %s" % (held.count(rule), rule) for rule in dict.fromkeys(held))))
+    for finding in strict["held"]:
+        if finding[0] == "significance":
+            lines.append("%s | held %s %s (%s)" % ((line_title,) + finding))
+    for rule, why in strict["unchecked"]:
+        lines.append("%s | not checked: %s (%s)" % (line_title, rule, why))
+    counts = "; ".join("%s%d broken, %d held" % (
+        "" if loose is None else reading + ": ", len(judged["broken"]),
+        len(judged["held"]))
+        for reading, judged in (("strict", strict), ("lenient", loose)) if judged)
+    ending = "" if loose is None else "; both readings agree"
+    if loose is not None and strict["accepted"] != loose["accepted"]:
+        ending = "; the readings disagree, so resolve these disputed labels " \
+            "first: " + _disputes(decided["depends_on"], 160)
+    rules = dict.fromkeys(finding[0]
+                          for finding in strict["broken"] + strict["held"])
+    said = _decided_words(decided, alone).split(", first")[0]
+    if alone:  # the baseline is checked, not accepted as a candidate
+        return lines + ["baseline %s checked alone (%s), plan %r: %s (%s)%s" % (
+            title, ", ".join(rules) or "no rule", decided["plan"], said, counts,
+            ending)]
+    return lines + ["decision for %s, plan %r: %s (%s)%s" % (
+        title, decided["plan"], said, counts, ending)]
+
+
+def _disputes(labels, width=100):
+    """Return disputed labels, each (case, claim, its sources), listed."""
+    return _listed(["%s: %s <- %s" % (name, claim, ", ".join(sources))
+                   for name, claim, sources in labels], width)
+
+
+def report_text(result):
+    """Return a report (see report()) as text: the notes, then the
+    per-question table when it holds no summary or holds explanations,
+    each run's explanation, and the summary; a line of over 160
+    characters is broken between words."""
+    lines = ["note: " + note for note in result["notes"] or ()]
+    explaining = result["review_queue"] is not None
+    if explaining or result["summary"] is None:
+        labels = [MEASURES[name]["label"] for name in result["measures"]]
+        rows = [(where, scores and scores.values())
+                for where, scores in _each_run(result, "scores")]
+        lines += _table_lines(rows, result["k"], labels)
+    if explaining:
+        lines += _explain_lines(result)
+    if result["summary"] is not None:
+        lines += [""] * bool(lines) + _summary_lines(result)
+    text = []
+    for line in lines:
+        if len(line) <= _WIDTH:
+            text.append(line)
+        else:
+            from textwrap import wrap  # (a long line is rare: loaded then)
+            text += wrap(line, _WIDTH, subsequent_indent="    ",
+                         break_on_hyphens=False)
+    return "\n".join(text)
+
+
+def gate_text(result):
+    """Return a line on each candidate of a report with a summary: accepted,
+    or why not; a system alone, whether it breaks a rule of the policy."""
+    systems, decisions = result["systems"], result["summary"]["decisions"]
+    policy = result["summary"]["policy"]
+    lines = []
+    if len(systems) == 1:  # checked by the rules that need no baseline
+        lines.append("baseline %s checked alone: %s" % (systems[0], _decided_words(
+            policy["baseline_alone"], alone=True) if policy
+            else "not checked, as the data has no policy"))
+    for candidate in systems[1:]:
+        why = _decided_words(decisions[candidate]) if decisions else \
+            "not accepted, as the data has no policy"
+        lines.append("%s against %s: %s" % (candidate, systems[0], why))
+    return "\n".join(lines)

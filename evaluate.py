@@ -1647,19 +1647,6 @@ def _changes(before, after):
     return changes
 
 
-def _turned(changes, loose, systems):
-    """Return (case, strict verdict, lenient verdict) of each change whose
-    verdict a disputed label turns."""
-    before, after = loose[systems[0]], loose[systems[1]]
-    turned = []
-    for change in changes:
-        name = change["case"]
-        verdict = _verdict(before[name].values, after[name].values)
-        if verdict != change["verdict"]:
-            turned.append((name, change["verdict"], verdict))
-    return turned
-
-
 def _manifest_changes(manifests, systems):
     """Return [(field, before, after)] of each field of the run manifests
     that changed from the first system to the second, or None."""
@@ -1736,19 +1723,12 @@ def _comparison(data, records, candidate, tests, decided):
     verdicts = {change["case"]: change["verdict"] for change in changes}
     answerable = [name for name in data.slices["answerable"]
                   if name in verdicts]
-    tags = [part for part in data.slices if part not in _SLICES]
     return {
         "baseline": systems[0], "candidate": candidate,
         "manifest_changes": _manifest_changes(data.manifests, systems),
         "shared": len(changes),
         "changes": changes,
         "totals": _totals(list(verdicts.values())),
-        "slice_totals": {part: _totals([verdicts[name]
-                                        for name in data.slices[part]
-                                        if name in verdicts])
-                         for part in tags},
-        "lenient_changes": None if records.lenient is None
-        else _turned(changes, records.lenient, systems),
         "paired_tests": tests,
         "floor": _floor(data, answerable),
         "decision": decided,
@@ -2415,40 +2395,9 @@ def _disclosures(by_system):
     return found
 
 
-def _unreviewed(queue, systems):
-    """Return {system: how many claims of the review queue it made}."""
-    counted = dict.fromkeys(systems, 0)
-    for system, name, claim_id, citations in queue:
-        counted[system] += 1
-    return counted
-
-
-def _unsupported_reasons(by_system):
-    """Return {system: {reason: how many claims explain() finds unsupported
-    for it}}, over every run, reasons in the order first met."""
-    counted = {}
-    for system, scored in by_system.items():
-        counted[system] = {}
-        for record in scored.values():
-            for explained in record.explained:  # where one is unsupported
-                for claim_id, reason in (explained or {}).get("claims") or ():
-                    if reason is not None:
-                        counted[system][reason] = (
-                            counted[system].get(reason, 0) + 1)
-    return counted
-
-
-def _judged_without_expected(data):
-    """Return how many cases judge claims without listing expected ones."""
-    return len([question for question in data.questions.values()
-                if question.case["support"] is None
-                and any(key in question.case for key in _JUDGEMENTS)])
-
-
-def _summary(data, records, queue, source):
+def _summary(data, records, source):
     """Return the summary: slices and their means, what was not run, each
-    comparison, disclosures, what reviewers have left to do, and the
-    decisions."""
+    comparison, disclosures and the decisions."""
     systems, policy = data.systems, data.policy
     tested = _tested(data, records)
     decided = None if policy is None else _decisions(data, records, tested)
@@ -2465,10 +2414,6 @@ def _summary(data, records, queue, source):
         "lenient_means": _means(data, records.lenient) if disputed else None,
         "comparisons": comparisons,
         "disclosures": _disclosures(records.strict),
-        "unreviewed": _unreviewed(queue, systems),
-        "unsupported_reasons": _unsupported_reasons(records.strict),
-        "orphan_labels": len(_orphan_labels(data)),
-        "judged_without_expected": _judged_without_expected(data),
         "policy": None if policy is None else {
             "source": source if source == "fixtures.py"
             else 'the "policy" of ' + source,
@@ -2498,16 +2443,14 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
                        else None)
     rows = [_row(question, records, data.systems, explain)
             for question in data.questions.values()]
-    queue = None
-    if explain or summary:
-        queue = _review_queue(data, records)
     return {"source": source, "k": data.k,
             "systems": list(data.systems), "notes": data.notes and list(
                 data.notes) or None, "measures": data.measures,
             "questions": rows,
-            "review_queue": queue if explain else None,
+            "review_queue": _review_queue(data, records) if explain
+            else None,
             "orphan_labels": _orphan_labels(data) if explain else None,
-            "summary": _summary(data, records, queue, source) if summary
+            "summary": _summary(data, records, source) if summary
             else None}
 
 
@@ -2960,16 +2903,16 @@ def _summary_lines(result):
         lines += _manifest_lines(compared)
         lines += _change_lines(compared, label, max(3, _LISTED // len(comparisons)))
     for part, names in summary["slices"].items():
-        lines += _slice_lines(part, names, summary["means"][part], label, comparisons)
+        lines += _slice_lines(part, names, summary["means"][part], label)
     if summary["lenient_means"] is not None:
         lines += _slice_lines("answerable", summary["slices"]["answerable"],
-                             summary["lenient_means"]["answerable"], label, comparisons,
+                             summary["lenient_means"]["answerable"], label,
                              ", lenient reading (disputed labels count as support)")
         lines.append("disputed labels: " + _disputes(summary["disputed_labels"]))
     lines += ["", "n/a rule: a macro mean skips questions without a value and says how "
               "many it averaged; n/a never counts as 0."]
     lines += _paired_lines(comparisons, summary["groups"], label)
-    lines += _review_lines(summary)
+    lines += _disclosure_lines(summary)
     if policy is None:
         return lines
     lines += ["", "acceptance policy, from %s" % policy["source"],
@@ -3097,14 +3040,11 @@ def _change_lines(compared, label, most):
         totals += "; %d more moved (--json lists every question)" % (
             len(moved) - most)
     lines.append("totals: " + totals)
-    if compared["lenient_changes"]:
-        turned = ["%s %s -> %s" % change for change in compared["lenient_changes"]]
-        lines.append("verdicts the lenient reading turns: " + _listed(turned))
     return lines
 
 
-def _slice_lines(part, names, means, label, comparisons, reading=""):
-    """Return a slice's means per system, then a tag's verdicts per candidate."""
+def _slice_lines(part, names, means, label, reading=""):
+    """Return a slice's means per system."""
     if not names:
         return ["", "no %s questions" % part]
     measured, unmeasured = [], []
@@ -3129,19 +3069,7 @@ def _slice_lines(part, names, means, label, comparisons, reading=""):
         if abstentions:
             row.append("%(correct)d/%(total)d" % means["correct_abstentions"][system])
         lines.append("%s | %s" % (system, " | ".join(row)))
-    counts = []
-    for compared in comparisons:
-        totals = compared["slice_totals"].get(part)
-        if totals is None:
-            return lines  # answerable and unanswerable: their totals are above
-        counted = "nothing compared"
-        if sum(totals.values()):
-            counted = "/".join(map(str, totals.values()))
-        counts.append("%s %s" % (compared["candidate"], counted))
-    if not counts:
-        return lines  # a system alone: no verdict
-    return lines + ["verdicts %s | %s" % ("/".join(comparisons[0]["totals"]),
-                                          " | ".join(counts))]
+    return lines
 
 
 def _paired_lines(comparisons, groups, label):
@@ -3198,28 +3126,16 @@ def _test_text(test, unit):
     return text
 
 
-def _review_lines(summary):
-    """Return the disclosures, unsupported claims by reason, what is unreviewed."""
+def _disclosure_lines(summary):
+    """Return each restricted document disclosed, per system."""
     disclosed = []
     for system, found in summary["disclosures"].items():
         if found:
             documents = ["%s: %s" % (name, ", ".join(cited))
                          for name, cited in found]
             disclosed.append("%s | %s" % (system, _listed(documents)))
-    lines = ["", "restricted documents disclosed (in the top k or cited); no score and "
-             "no policy can excuse one" + ": none" * (not disclosed)] + disclosed
-    lines += ["", "unsupported claims by the first rule they break (python demo.py "
-              "--explain lists each)"]
-    for system, reasons in summary["unsupported_reasons"].items():
-        counted = ", ".join("%s %d" % pair for pair in reasons.items())
-        lines.append("%s | %s" % (system, counted or "none"))
-    unreviewed = "".join(" | %s %d" % pair
-                         for pair in summary["unreviewed"].items())
-    lines += ["", "claims nobody has labelled, rejected or disputed (--explain "
-              "lists them)" + unreviewed]
-    return lines + ["labels that no run uses: %d; questions judged without "
-                    "expected claims: %d" % (summary["orphan_labels"],
-                                             summary["judged_without_expected"])]
+    return ["", "restricted documents disclosed (in the top k or cited); no score and "
+            "no policy can excuse one" + ": none" * (not disclosed)] + disclosed
 
 
 def _decision_lines(title, decided, alone=False):

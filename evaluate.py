@@ -1590,27 +1590,28 @@ def _sides(before, after, names, measure, read, silence):
     run the question or made no answer, the candidate's lowest value counts
     with silence "lowest" (_silenced()); with "skipped", it is n/a. read
     holds the fraction of each value read so far."""
-    values, unmatched, silent = ({}, {}), 0, [0, 0]
+    values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
+    lowest = MEASURES[measure].get("lowest", 0.0)
     for name in names:
         if name not in before:
             continue
         old, runs = before[name].values[measure], 0
         new = after[name].values[measure] if name in after else None
         if old is not None and name not in after:  # silent, with no run
-            counted, silent[0] = MEASURES[measure].get("lowest", 0.0), \
-                silent[0] + 1
-            new = counted if silence == "lowest" else None
+            counted, runs = lowest, 1
         elif old is not None and (new is None or len(after[name].runs) > 1):
             counted, runs = _silenced(after[name], measure)
+        if runs:
+            silent.append(name)
+            silent_runs += runs if name in after else 0
             new = counted if silence == "lowest" else new
-        silent[0], silent[1] = silent[0] + bool(runs), silent[1] + runs
         for value, side in ((old, values[0]), (new, values[1])):
             if value is not None and value not in read:
                 read[value] = _exact(value)
             side[name] = None if value is None else read[value]
         if name in after and len(before[name].runs) != len(after[name].runs):
             unmatched += 1  # unequal runs can favour either side
-    return values[0], values[1], unmatched, tuple(silent)
+    return values[0], values[1], unmatched, (silent, silent_runs)
 
 
 def _moved_at_most(sides):
@@ -1767,6 +1768,16 @@ def _number(count):
 def _plural(count, noun):
     """Return '1 claim', '2 claims', or '1.50 claims' for a mean of runs."""
     return "%s %s%s" % (_number(count), noun, "" if count == 1 else "s")
+
+
+def _listed(names, width=100):
+    """Return names joined by commas, cut near `width` characters."""
+    shown = []
+    for name in names:
+        if shown and len(", ".join(shown + [name])) > width:
+            return ", ".join(shown) + ", ... (%d in all)" % len(names)
+        shown.append(name)
+    return ", ".join(shown)
 
 
 def _disclosure_findings(judging):
@@ -1996,9 +2007,13 @@ def _significance(measure, test, policy):
         detail += (": more runs on one side than the other on %d of the "
                    "questions (unequal runs can favour either side)"
                    % test["unmatched_runs"])
-    if test["silent_questions"]:
-        detail += ": %s the candidate did not run or answer %s" % (
-            _plural(test["silent_questions"], "question"),
+    silent = test["silent_questions"]
+    if silent:
+        runs = test["silent_runs"]
+        detail += ": %s the candidate did not run or answer in every run " \
+            "(%s%s) %s" % (_plural(len(silent), "question"), _listed(
+                silent, 60), "; %s without an answer" % _plural(
+                    runs, "run") if runs else "",
             "count as its lowest value" if policy.get("silence", "lowest")
             == "lowest" else "are left out, as the policy says")
     return detail
@@ -2837,16 +2852,6 @@ def _table_lines(rows, k, labels):
         shown = "not run" if values is None else " ".join(map(_cell, values))
         lines.append("%s | %s" % (where, shown))
     return lines
-
-
-def _listed(names, width=100):
-    """Return names joined by commas, cut near `width` characters."""
-    shown = []
-    for name in names:
-        if shown and len(", ".join(shown + [name])) > width:
-            return ", ".join(shown) + ", ... (%d in all)" % len(names)
-        shown.append(name)
-    return ", ".join(shown)
 
 
 def _each_run(result, part):

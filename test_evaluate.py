@@ -3667,7 +3667,7 @@ class RealLogs(DataFileCase):
             RUNS["owner"], C=RUNS["owner"]["A"])))  # C runs all but the first question
         recall = summary_of(**late)["comparisons"][1]["paired_tests"]["recall"]
         self.assertEqual((recall["questions"], recall["silent_questions"], recall["losses"]),
-                         (3, 1, 1))  # launch too, as recall 0: silence is never a gain
+                         (3, ["launch"], 1))  # launch too, as recall 0: silence is never a gain
         self.assertIsNone(result["questions"][2]["systems"]["C"])
         two = evaluate.report(four_questions(), summary=True)
         for row, alone in zip(result["questions"], two["questions"]):
@@ -3675,6 +3675,37 @@ class RealLogs(DataFileCase):
             self.assertEqual(row, alone)
         self.assertEqual(summary["comparisons"][0], two["summary"]["comparisons"][0])
         self.assertIn("not run by C: 2 questions (owner, region)", text_of(three, "--summary"))
+
+    def test_a_candidate_that_answers_less_is_refused_naming_what_it_left_unanswered(self):
+        full, half = ({"retrieved": ["d"], "claims": [[c, ["d"]] for c in claims]}
+                      for claims in (("c1", "c2"), ("c1",)))
+        none = {"retrieved": ["d"], "claims": None}
+        test = {"significance": {"metric": "coverage", "alpha": 0.05}}
+        ten = ["q%d" % index for index in range(10)]
+        rows = [  # name: (questions, A's runs and B's by question index, policy, named)
+            ("CE1, a critical question unanswered", ["q1"], lambda i: (full, none),
+             {"critical": ["q1"], "min_coverage": 1.0}, "critical q1"),
+            ("CE2, questions not run", ten, lambda i: (half, full) if i < 6 else (full,),
+             test, "(q6, q7, q8, q9)"),
+            ("CE3, answers withheld", ten, lambda i: (half, full) if i < 6 else (full, none),
+             test, "(q6, q7, q8, q9; 4 runs without an answer)"),
+            ("CE4, repeated runs unanswered", ten[:6], lambda i: ([half] * 3,
+                                                                 [full, none, none]),
+             test, "(q0, q1, q2, q3, q4, q5; 12 runs without an answer)")]
+        for name, questions, runs, policy, named in rows:
+            data = {"systems": ["A", "B"], "policy": policy,
+                    "cases": dict.fromkeys(questions, {"relevant": ["d"],
+                                                       "support": {"c1": ["d"], "c2": ["d"]}}),
+                    "runs": {question: dict(zip("AB", runs(index)))
+                             for index, question in enumerate(questions)}}
+            with self.subTest(name), tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "data.json")
+                with open(path, "w") as file:
+                    json.dump(data, file)
+                status, out, err = demo_output("--data", path, "--gate")
+                self.assertEqual((status, err.startswith("B against A: not accepted")),
+                                 (3, True))
+                self.assertIn(named, err)
 
     def test_the_questions_a_system_did_not_run_are_counted_and_the_first_ten_named(self):
         names = ["q%02d" % index for index in range(12)]

@@ -1492,11 +1492,6 @@ def _verdict(before, after):
     return "not judged" if before != after else "unchanged"
 
 
-def _totals(verdicts):
-    """Return how many of the verdicts are each verdict, in a fixed order."""
-    return {verdict: verdicts.count(verdict) for verdict in _VERDICTS}
-
-
 def _macro_mean(values, total):
     """Return {mean, averaged, total}: each question weighs the same, and
     n/a (or a question not run) is skipped and counted, never averaged in
@@ -1663,19 +1658,15 @@ def _manifest_changes(manifests, systems):
 _MAX_TESTED = 10  # candidates past which only the declared measure is tested
 
 
-def _declared(data):
-    """Return the measure the policy's significance rule declares, or None."""
-    return (data.policy or {}).get("significance", {}).get("metric")
-
-
 def _tested(data, records):
     """Return {reading: {candidate: {measure: paired test}}}, each from the
     baseline on the answerable slice, silence counted as the policy says
     (see _sides()): in the strict reading, of each averaged measure (past
     10 candidates, the declared one alone), and in the lenient one, of the
     measure the policy declares, if any. The tests share one budget."""
-    systems, declared = data.systems, _declared(data)
-    silence = (data.policy or {}).get("silence", "lowest")
+    policy, systems = data.policy or {}, data.systems
+    declared = policy.get("significance", {}).get("metric")
+    silence = policy.get("silence", "lowest")
     measures = _averaged(data.measures)
     if len(systems) - 1 > _MAX_TESTED:
         measures = [declared] if declared else []
@@ -1729,7 +1720,8 @@ def _comparison(data, records, candidate, tests, decided):
         "manifest_changes": _manifest_changes(data.manifests, systems),
         "shared": len(changes),
         "changes": changes,
-        "totals": _totals(list(verdicts.values())),
+        "totals": {verdict: list(verdicts.values()).count(verdict)
+                   for verdict in _VERDICTS},
         "paired_tests": tests,
         "floor": _floor(data, answerable),
         "decision": decided,
@@ -2291,15 +2283,6 @@ def _decisions(data, records, tested):
 # part reads the scored records: the cost grows as the runs of all questions
 # and systems.
 
-def _check_options(source, **flags):
-    """Check the options of report(): source a str, each flag a bool."""
-    if type(source) is not str:
-        raise _invalid("source", "expected a str, got %s", source)
-    for name, value in flags.items():
-        if type(value) is not bool:
-            raise _invalid(name, "expected True or False, got %s", value)
-
-
 def _row(question, records, systems, explaining):
     """Return what the report gives of one question: per system its values
     and counts (means of its runs), how many runs, each run's values and
@@ -2328,15 +2311,6 @@ def _row(question, records, systems, explaining):
             "systems": by_system}
 
 
-def _labelled(case):
-    """Return the set of claims a case labels: expected, optional,
-    disputed or rejected."""
-    labelled = set(case["support"] or ())
-    for key in _JUDGEMENTS:
-        labelled.update(case.get(key, ()))
-    return labelled
-
-
 def _review_queue(data, records):
     """Return the claims of judged answers that nobody has labelled,
     rejected or disputed, each once: the next round of reviewing, as
@@ -2345,7 +2319,9 @@ def _review_queue(data, records):
     for system, scored in records.strict.items():
         for name, record in scored.items():
             question = data.questions[name]
-            labelled = _labelled(question.case)
+            labelled = set(question.case["support"] or ())
+            for key in _JUDGEMENTS:  # optional, disputed or rejected
+                labelled.update(question.case.get(key, ()))
             for run, (values, counts) in zip(question.runs[system],
                                              record.runs):
                 if counts["supported"] is None:
@@ -2452,7 +2428,11 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     no run uses; with summary, slices, comparisons and decisions. The
     first system is the baseline; each other one is a candidate. The data
     is checked once, first, as a whole: a fault raises EvaluationError."""
-    _check_options(source, summary=summary, explain=explain)
+    if type(source) is not str:
+        raise _invalid("source", "expected a str, got %s", source)
+    for name, value in (("summary", summary), ("explain", explain)):
+        if type(value) is not bool:
+            raise _invalid(name, "expected True or False, got %s", value)
     data = _checked(data)
     records = _records(data, "every" if explain else "flawed" if summary
                        else None)

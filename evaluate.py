@@ -2932,10 +2932,10 @@ def _head_lines(result):
         candidates = "alone: nothing compared"
         lines += [gate_text(result)] if summary["policy"] else []
     answerable = len(summary["slices"]["answerable"])
-    lines.append("summary of %s: %d questions%s (%d answerable), k = %d, "
+    lines.append("summary of %s: %s%s (%d answerable), k = %d, "
                  "baseline %s, %s" % (
-                     result["source"], len(result["questions"]), groups, answerable,
-                     result["k"], systems[0], candidates))
+                     result["source"], _plural(len(result["questions"]), "question"),
+                     groups, answerable, result["k"], systems[0], candidates))
     for system, missing in summary["not_run"].items():
         more = missing["count"] - len(missing["cases"])  # past the cases named
         if missing["count"]:

@@ -3332,8 +3332,8 @@ REPORT_KEYS = "source k systems notes measures questions review_queue orphan_lab
 QUESTION_KEYS, POLICY_KEYS = ["case", "answerable", "systems"], ["source", "rules",
                                                                  "baseline_alone"]
 ROW_KEYS = ["scores", "counts", "repeats", "runs", "lenient", "explain"]
-SUMMARY_KEYS = ("slices not_run means disputed_labels lenient_means comparisons disclosures "
-                "unreviewed "
+SUMMARY_KEYS = ("slices not_run means disputed_labels lenient_means trec_eval_means comparisons "
+                "disclosures unreviewed "
                 "unsupported_reasons orphan_labels judged_without_expected policy groups "
                 "decisions accepted").split()
 MEANS_KEYS = METRICS[:5] + ["pooled_support", "correct_abstentions"]

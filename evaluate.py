@@ -2740,7 +2740,7 @@ def _qrels(file, name, left):
 
 
 def _ranked(file, name, left, k, judged, unjudged):
-    """Return (the tag, {topic: [scores, documents]}) of a run file of one
+    """Return (the tag, {topic: (scores, documents)}) of a run file of one
     tag, each topic the qrels lack put in unjudged. left[1] holds how many
     documents the runs' top k may still hold."""
     from array import array  # 8 bytes a score
@@ -2753,7 +2753,8 @@ def _ranked(file, name, left, k, judged, unjudged):
                 if len(fields) < 6:
                     raise _trec_fault(name, number, "expected %s, got %s" % (
                         _RUN_LINE, "%s"), " ".join(fields))
-            line_topic, _, doc_id, _, score, run_tag = fields[:6]
+                fields = fields[:6]
+            line_topic, _, doc_id, _, score, run_tag = fields
             if run_tag != tag and tag is not None:
                 raise _trec_fault(name, number, "a second tag %s, after %s: "
                                   "a run file is one system's", run_tag, tag)
@@ -2768,31 +2769,31 @@ def _ranked(file, name, left, k, judged, unjudged):
             if line_topic != topic:
                 topic, top = line_topic, tops.get(line_topic)
                 if top is None and topic in judged:
-                    top = tops[topic] = [array("d"), []]
+                    top = tops[topic] = (array("d"), [])
+                scores, documents = top or (None, None)
             if top is None:  # left out, as trec_eval leaves it
                 if len(unjudged) < _MAX_TOPICS:
                     unjudged[topic] = None
                 continue
-            if len(top[1]) < k:
-                left[1] -= 1
-            elif len(top[1]) == k + _SLACK:
-                top[:] = _best(*top, k)
-            top[0].append(score)
-            top[1].append(doc_id)
-        if left[1] < 0:
-            raise EvaluationError("TREC runs: rank more than %d documents in "
-                                  "their top k together, the most kept"
-                                  % _MAX_RANKED)
+            if len(documents) == k + _SLACK:
+                scores[:], documents[:] = _best(scores, documents, k)
+            scores.append(score)
+            documents.append(doc_id)
+    left[1] -= sum(min(len(documents), k) for _, documents in tops.values())
+    if left[1] < 0:
+        raise EvaluationError("TREC runs: rank more than %d documents in "
+                              "their top k together, the most kept"
+                              % _MAX_RANKED)
     return tag, tops
 
 
 def _best(scores, documents, k):
-    """Return [scores, documents] of the k best, ranked as trec_eval ranks
+    """Return (scores, documents) of the k best, ranked as trec_eval ranks
     them: by score, then by document, highest first."""
     from array import array
     best = sorted(zip(scores, documents), reverse=True)[:k]
-    return [array("d", [score for score, _ in best]),
-            [doc_id for _, doc_id in best]]
+    return (array("d", [score for score, _ in best]),
+            [doc_id for _, doc_id in best])
 
 
 def _top_k(file, name, tops, k):

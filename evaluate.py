@@ -2529,9 +2529,9 @@ def _file_name(path):
 
 
 def _opened(path, cap, where=""):
-    """Return the regular file at path (a str, bytes or os.PathLike) open to
-    read bytes, unless it reports more than cap bytes; a fault starts with
-    where (a FIFO or a device would wait, or never end: refused unopened)."""
+    """Return the regular file at a path open to read bytes, unless it
+    reports over cap bytes; a fault starts with where. (A FIFO or a device
+    would wait, or never end: it is refused unopened.)"""
     try:
         path = os.fspath(path)  # a str or bytes: open(1) reads a descriptor
     except TypeError:
@@ -2553,15 +2553,10 @@ def _opened(path, cap, where=""):
 
 def load_data(path):
     """Return the data of a JSON data file, its arrays as tuples, for
-    report() to check and score.
-
-    Every fault of the file raises EvaluationError: a path that is no path
-    (a str, bytes or os.PathLike), a file that is not regular, cannot be
-    read or holds more than 30,000,000 bytes, text that is not UTF-8 or
-    not JSON (with the line and column JSON gives), NaN or Infinity, an
-    integer of over 100 digits, nesting over 64 deep, a key repeated in
-    one object.
-    """
+    report() to check and score. A fault of the file raises EvaluationError
+    (see README.md): not a regular file, over 30,000,000 bytes, not UTF-8,
+    not JSON, NaN, an integer of over 100 digits, nesting over 64 deep, a
+    key repeated in one object."""
     with _opened(path, _MAX_FILE_BYTES) as file:
         raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
     if len(raw) > _MAX_FILE_BYTES:
@@ -2597,8 +2592,7 @@ def _parsed(text):
 
 
 class _NotANumber(EvaluationError):
-    """NaN, Infinity or -Infinity, which JSON does not have, as the parser
-    meets one (see _parsed())."""
+    """NaN or an infinity, which JSON does not have, as the parser meets it."""
 
 
 def _not_a_number(name):
@@ -2619,12 +2613,9 @@ def _one_value_per_key(pairs):
     drop silently, is a fault."""
     result = dict(pairs)
     if len(result) < len(pairs):
-        seen = set()
-        for key, value in pairs:  # the first key seen again, in one pass
-            if key in seen:
-                raise EvaluationError("data: repeated key %s in one object"
-                                      % _shown(key))
-            seen.add(key)
+        seen = set()  # the first key seen again
+        raise EvaluationError("data: repeated key %s in one object" % _shown(
+            next(key for key, _ in pairs if key in seen or seen.add(key))))
     return result
 
 
@@ -2655,22 +2646,16 @@ def _as_tuples(value, depth=0):
 
 
 # --- TREC files ------------------------------------------------------------
-# load_trec() reads a qrels file and run files as trec_eval 10 reads them
-# into the data a JSON file gives: a case per topic that the qrels and some
-# run have (its documents of grade 1 or more relevant, each grade the gain),
-# and per run, named by its tag, each topic's top k. A line whose first
-# field starts with "#" is a comment, and lines come in any order. A run
-# keeps of a topic its k best lines and at most 4,096 more at a time.
+# load_trec() reads a qrels file and run files as trec_eval 10 reads them,
+# into the data a JSON file gives (see README.md). A line whose first field
+# starts with "#" is a comment, and lines come in any order.
 
 _MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together
 _MAX_TOPICS = 10 ** 6  # of the qrels; of the run topics it lacks, the named
 _MAX_RANKED = 5 * 10 ** 6  # documents in the runs' top k together
 _MAX_LINE = 4096  # bytes of a line
 _SLACK = 4096  # lines a topic keeps past its k best, which are then found
-_QRELS_LINE = "'topic iteration document grade', the grade whole"
-_RUN_LINE = "'topic Q0 document rank score tag'"
-_TREC_EVAL = ("precision", "recall", "rr", "ndcg")  # P, recall, recip_rank
-_NAMED = 5  # topics left out a note names                 # and ndcg_cut
+_TREC_EVAL = ("precision", "recall", "rr", "ndcg")  # and ndcg_cut, P, ...
 
 
 def _trec_fault(name, number, template, *values):
@@ -2724,8 +2709,9 @@ def _qrels(file, name, left):
                 topic, _, doc_id, grade = fields
                 grade = int(grade)
             except ValueError:  # not 4 fields, or a grade that is not whole
-                raise _trec_fault(name, number, "expected %s, got %s" % (
-                    _QRELS_LINE, "%s"), " ".join(fields)) from None
+                raise _trec_fault(name, number, "expected 'topic iteration "
+                                  "document grade', the grade whole, got %s",
+                                  " ".join(fields)) from None
             grades = judged.get(topic)
             if grades is None:
                 if len(judged) == _MAX_TOPICS:
@@ -2750,22 +2736,20 @@ def _ranked(file, name, left, k, judged, unjudged):
             if len(fields) != 6:
                 if not fields:
                     continue
-                if len(fields) < 6:
-                    raise _trec_fault(name, number, "expected %s, got %s" % (
-                        _RUN_LINE, "%s"), " ".join(fields))
-                fields = fields[:6]
-            line_topic, _, doc_id, _, score, run_tag = fields
+                fields = fields[:6]  # or fewer: a fault
+            try:
+                line_topic, _, doc_id, _, score, run_tag = fields
+                score = float(score)
+            except ValueError:
+                score = math.nan
+            if score != score:  # too few fields, no score, or NaN: no rank
+                raise _trec_fault(name, number, "expected 'topic Q0 document "
+                                  "rank score tag', the score a number, got "
+                                  "%s", " ".join(fields))
             if run_tag != tag and tag is not None:
                 raise _trec_fault(name, number, "a second tag %s, after %s: "
                                   "a run file is one system's", run_tag, tag)
             tag = run_tag
-            try:
-                score = float(score)
-            except ValueError:
-                score = math.nan
-            if score != score:  # none, or NaN: no rank
-                raise _trec_fault(name, number, "expected a score, got %s",
-                                  fields[4])
             if line_topic != topic:
                 topic, top = line_topic, tops.get(line_topic)
                 if top is None and topic in judged:
@@ -2894,36 +2878,30 @@ def _trec_cases(judged, tops, k, notes, unjudged):
                         "grades": relevant}
     if not cases:
         raise EvaluationError("no topic of the runs is in the qrels")
-    if unjudged:
-        notes.append(_left_out("left out, as trec_eval leaves them",
-                               unjudged, "run topic", "the qrels do not have"))
     alone = [topic for topic in judged if topic not in runs]
-    if alone:
-        notes.append(_left_out("not scored, as by trec_eval without -c",
-                               alone, "qrels topic", "no run has"))
+    for why, topics, noun, what in (
+            ("left out, as trec_eval leaves them", unjudged, "run topic",
+             "the qrels do not have"), ("not scored, as by trec_eval "
+                                        "without -c", alone, "qrels topic",
+                                        "no run has")):
+        many = "at least " * (len(topics) == _MAX_TOPICS)  # no more counted
+        if topics:
+            notes.append("%s: %s%s %s (%s%s)" % (
+                why, many, _plural(len(topics), noun), what,
+                ", ".join(map(_shown, topics[:5])),
+                ", ..." if len(topics) > 5 else ""))
     return {"k": k, "systems": tuple(tops), "cases": cases,
             "runs": {topic: runs[topic] for topic in cases},
             "notes": tuple(notes)}
 
 
-def _left_out(why, topics, noun, what):
-    """Return a note of the topics left out, the first five named."""
-    many = "at least " if len(topics) == _MAX_TOPICS else ""
-    names = ", ".join(map(_shown, topics[:_NAMED]))
-    return "%s: %s%s %s (%s%s)" % (why, many, _plural(len(topics), noun),
-                                   what, names,
-                                   ", ..." if len(topics) > _NAMED else "")
-
-
 def _trec_eval_means(data, scored):
-    """Return trec_eval's means of P, R, RR and nDCG where one differs from
-    the mean over the topics with a relevant document: {measure: {system:
-    {mean, topics}}}, each over every topic the system ran, one with
-    nothing relevant counted as 0. None for data with answers, or where
-    no mean differs."""
-    if any(question.case["support"] is not None or any(
-            run["claims"] is not None for runs in question.runs.values()
-            for run in runs) for question in data.questions.values()):
+    """Return trec_eval's means where one differs from the mean over the
+    topics with a relevant document: {measure: {system: {mean, topics}}},
+    over every topic the system ran, one with nothing relevant counted as
+    0; None where none differs, or a case expects claims."""
+    if any(question.case["support"] is not None
+           for question in data.questions.values()):
         return None
     means = {}
     for measure in [name for name in _TREC_EVAL if name in data.measures]:

@@ -4010,15 +4010,15 @@ class TrecFiles(TestCase):
 
     def test_each_fault_of_a_trec_file_is_one_line_naming_the_file_and_the_line(self):
         grade = "expected 'topic iteration document grade', the grade whole, got "
+        run = "run0, line 1: expected 'topic Q0 document rank score tag', the score a number, got "
         rows = [  # (qrels, runs, the fault; each file named as its test names it)
             ("T1 0 d\n", [RUN_FILE], "qrels, line 1: " + grade + "'T1 0 d'"),
             ("T1 0 d 1.5\n", [RUN_FILE], "qrels, line 1: " + grade + "'T1 0 d 1.5'"),
             ("T1 0 d 1\nT1 0 d 0\n", [RUN_FILE], "qrels, line 2: document 'd' is judged twice "
                                                  "for topic 'T1'"),
-            (QRELS, ["T1 Q0 d 1 2.0\n"], "run0, line 1: expected 'topic Q0 document rank "
-                                         "score tag', got 'T1 Q0 d 1 2.0'"),
-            (QRELS, ["T1 Q0 d 1 nan t\n"], "run0, line 1: expected a score, got 'nan'"),
-            (QRELS, ["T1 Q0 d 1 2,5 t\n"], "run0, line 1: expected a score, got '2,5'"),
+            (QRELS, ["T1 Q0 d 1 2.0\n"], run + "'T1 Q0 d 1 2.0'"),
+            (QRELS, ["T1 Q0 d 1 nan t\n"], run + "'T1 Q0 d 1 nan t'"),
+            (QRELS, ["T1 Q0 d 1 2,5 t x\n"], run + "'T1 Q0 d 1 2,5 t'"),
             (QRELS, [RUN_FILE + "T9 Q0 y 2 1 t\n"], "run0, line 9: a second tag 't', after "
                                                     "'bm25': a run file is one system's"),
             (QRELS, [RUN_FILE + "T1 Q0 7067032 2 9 bm25\n"], "run0, line 9: document "
@@ -4052,8 +4052,8 @@ class TrecFiles(TestCase):
             "path: expected the path of a file, got 1"])
         fresh = self.files(qrels=QRELS, run=RUN_FILE)
         self.assertEqual(swapping(evaluate, {"_MAX_RANKED": 5}, message_of, evaluate.load_trec, {
-            "qrels": fresh[0], "runs": fresh[1:]}), "TREC runs: rank more than 5 documents in their top "
-            "k together, the most kept")  # T1 ranks 5, T2 1: a report holds each
+            "qrels": fresh[0], "runs": fresh[1:]}), "TREC runs: rank more than 5 documents in "
+            "their top k together, the most kept")  # T1 ranks 5, T2 1
         os.truncate(run, 150 * 10 ** 6)  # a sparse file: refused unread
         self.assertEqual(message_of(evaluate.load_trec, {"qrels": qrels, "runs": [run]}),
                          "TREC files: hold more than 150000000 bytes together, the most read")

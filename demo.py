@@ -121,8 +121,9 @@ def parsed(arguments):
     k = given.get("--k", "10")
     if not (k.isascii() and k.isdigit()):
         return None, "--k needs a whole number, not %s" % ascii(k)[:80]
-    if len(k.lstrip("0")) > 4:  # (int() refuses over 4,300 digits)
-        return None, "--k needs a cutoff of at most 4 digits, not %s" % ascii(k)[:80]
+    cutoff = k.lstrip("0")  # int() refuses over 4,300 digits, even of zeros
+    if not 0 < len(cutoff) <= 4 or int(cutoff) > 1000:
+        return None, "--k needs a cutoff from 1 to 1000, not %s" % ascii(k)[:80]
     return given, None
 
 
@@ -184,7 +185,7 @@ def data_given(given):
         return load_data(given["--data"])
     if "--qrels" not in given:
         return fixture_data()
-    data = load_trec(given["--qrels"], given["--run"], k=int(given.get("--k", 10)))
+    data = load_trec(given["--qrels"], given["--run"], k=int(given.get("--k", "10").lstrip("0")))
     if "--policy" in given:
         try:
             data["policy"] = load_data(given["--policy"])

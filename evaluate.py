@@ -2403,6 +2403,7 @@ def _summary(data, records, source):
         "means": _means(data, records.strict),
         "disputed_labels": disputed or None,
         "lenient_means": _means(data, records.lenient) if disputed else None,
+        "trec_eval_means": _trec_eval_means(data, records.strict),
         "comparisons": comparisons,
         "disclosures": _disclosures(records.strict),
         "policy": None if policy is None else {
@@ -2466,9 +2467,9 @@ def _file_name(path):
 
 
 def _opened(path, cap, where=""):
-    """Return the regular file at path (a str, bytes or os.PathLike) open to
-    read bytes, unless it reports more than cap bytes; a fault starts with
-    where (a FIFO or a device would wait, or never end: refused unopened)."""
+    """Return the regular file at a path open to read bytes, unless it
+    reports over cap bytes; a fault starts with where. (A FIFO or a device
+    would wait, or never end: it is refused unopened.)"""
     try:
         path = os.fspath(path)  # a str or bytes: open(1) reads a descriptor
     except TypeError:
@@ -2490,15 +2491,10 @@ def _opened(path, cap, where=""):
 
 def load_data(path):
     """Return the data of a JSON data file, its arrays as tuples, for
-    report() to check and score.
-
-    Every fault of the file raises EvaluationError: a path that is no path
-    (a str, bytes or os.PathLike), a file that is not regular, cannot be
-    read or holds more than 30,000,000 bytes, text that is not UTF-8 or
-    not JSON (with the line and column JSON gives), NaN or Infinity, an
-    integer of over 100 digits, nesting over 64 deep, a key repeated in
-    one object.
-    """
+    report() to check and score. A fault of the file raises EvaluationError
+    (see README.md): not a regular file, over 30,000,000 bytes, not UTF-8,
+    not JSON, NaN, an integer of over 100 digits, nesting over 64 deep, a
+    key repeated in one object."""
     with _opened(path, _MAX_FILE_BYTES) as file:
         raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
     if len(raw) > _MAX_FILE_BYTES:
@@ -2534,8 +2530,7 @@ def _parsed(text):
 
 
 class _NotANumber(EvaluationError):
-    """NaN, Infinity or -Infinity, which JSON does not have, as the parser
-    meets one (see _parsed())."""
+    """NaN or an infinity, which JSON does not have, as the parser meets it."""
 
 
 def _not_a_number(name):
@@ -2556,12 +2551,9 @@ def _one_value_per_key(pairs):
     drop silently, is a fault."""
     result = dict(pairs)
     if len(result) < len(pairs):
-        seen = set()
-        for key, value in pairs:  # the first key seen again, in one pass
-            if key in seen:
-                raise EvaluationError("data: repeated key %s in one object"
-                                      % _shown(key))
-            seen.add(key)
+        seen = set()  # the first key seen again
+        raise EvaluationError("data: repeated key %s in one object" % _shown(
+            next(key for key, _ in pairs if key in seen or seen.add(key))))
     return result
 
 
@@ -2592,18 +2584,16 @@ def _as_tuples(value, depth=0):
 
 
 # --- TREC files ------------------------------------------------------------
-# load_trec() reads a qrels file and run files as trec_eval 10 reads them
-# into the data a JSON file gives: a case per topic that the qrels and some
-# run have (its documents of grade 1 or more relevant, each grade the gain),
-# and per run, named by its tag, each topic's top k. A line whose first
-# field starts with "#" is a comment, and lines come in any order. Each line
-# is read once, and a run keeps a topic's k best lines alone.
+# load_trec() reads a qrels file and run files as trec_eval 10 reads them,
+# into the data a JSON file gives (see README.md). A line whose first field
+# starts with "#" is a comment, and lines come in any order.
 
 _MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together
-_MAX_TOPICS = 10 ** 6  # of the qrels: each costs memory in a report
-_MAX_LINE = 4096  # bytes of a line that spans two reads
-_CHUNK = 2 ** 20  # bytes read at once
-_NAMED = 5  # topics left out a note names
+_MAX_TOPICS = 10 ** 6  # of the qrels; of the run topics it lacks, the named
+_MAX_RANKED = 5 * 10 ** 6  # documents in the runs' top k together
+_MAX_LINE = 4096  # bytes of a line
+_SLACK = 4096  # lines a topic keeps past its k best, which are then found
+_TREC_EVAL = ("precision", "recall", "rr", "ndcg")  # and ndcg_cut, P, ...
 
 
 def _trec_fault(name, number, template, *values):
@@ -2612,35 +2602,35 @@ def _trec_fault(name, number, template, *values):
 
 
 def _trec_lines(file, name, left):
-    """Yield (line number, fields) of each line of an open TREC file but a
-    blank one or a comment, its fields split on whitespace. left holds the
-    bytes all the TREC files may still hold ([count]): past it, or in a
-    line of more than 4,096 bytes, the file is refused, whatever size it
-    reports."""
+    """Yield (the number of the line before them, each line's fields) of
+    each megabyte of an open TREC file, a comment's fields none. left[0]
+    holds the bytes all the TREC files may still hold: past it, or at a
+    line of over 4,096 bytes, the file is refused, whatever its size."""
     number, rest = 0, b""
     while True:
-        chunk = file.read(_CHUNK)
+        chunk = file.read(2 ** 20)
         left[0] -= len(chunk)
         if left[0] < 0:
             raise EvaluationError("TREC files: hold more than %d bytes "
                                   "together, the most read" % _MAX_TREC_BYTES)
         data = rest + chunk
         cut = data.rfind(b"\n") + 1 if chunk else len(data)
-        rest = data[cut:]
+        data, rest = data[:cut], data[cut:]
         if len(rest) > _MAX_LINE:
-            raise _trec_fault(name, number + data.count(b"\n", 0, cut) + 1,
-                              "expected a line of at most %s bytes", _MAX_LINE)
+            raise _trec_fault(name, number + data.count(b"\n") + 1, "expected "
+                              "a line of at most %s bytes", _MAX_LINE)
         try:
-            lines = data[:cut].decode("utf-8").split("\n")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise _trec_fault(name, number + data.count(
                 b"\n", 0, error.start) + 1, "not UTF-8 text: %s",
                 error.reason) from None
-        for line in lines[:-1] if chunk else lines:
-            number += 1
-            fields = line.split()
-            if fields and not fields[0].startswith("#"):
-                yield number, fields
+        lines = text.split("\n")[:-1 if chunk else None]
+        if "#" in text:  # a comment is read as a blank line
+            lines = ["" if line.lstrip()[:1] == "#" else line
+                     for line in lines]
+        yield number, map(str.split, lines)
+        number += len(lines)
         if not chunk:
             return
 
@@ -2649,76 +2639,110 @@ def _qrels(file, name, left):
     """Return {topic: {document: grade}} of a qrels file; a document judged
     twice for a topic is refused, as trec_eval refuses it."""
     judged = {}
-    for number, fields in _trec_lines(file, name, left):
-        try:
-            topic, _, doc_id, grade = fields
-            grade = int(grade)
-        except ValueError:  # not 4 fields, or a grade that is not whole
-            raise _trec_fault(name, number, "expected 'topic iteration "
-                              "document grade', the grade whole, got %s",
-                              " ".join(fields)) from None
-        if topic not in judged and len(judged) == _MAX_TOPICS:
-            raise _trec_fault(name, number, "expected at most %s topics, "
-                              "got more", _MAX_TOPICS)
-        grades = judged.setdefault(topic, {})
-        if doc_id in grades:
-            raise _trec_fault(name, number, "document %s is judged twice "
-                              "for topic %s", doc_id, topic)
-        grades[doc_id] = grade
+    for start, lines in _trec_lines(file, name, left):
+        for number, fields in enumerate(lines, start + 1):
+            if not fields:
+                continue
+            try:
+                topic, _, doc_id, grade = fields
+                grade = int(grade)
+            except ValueError:  # not 4 fields, or a grade that is not whole
+                raise _trec_fault(name, number, "expected 'topic iteration "
+                                  "document grade', the grade whole, got %s",
+                                  " ".join(fields)) from None
+            grades = judged.get(topic)
+            if grades is None:
+                if len(judged) == _MAX_TOPICS:
+                    raise _trec_fault(name, number, "expected at most %s "
+                                      "topics, got more", _MAX_TOPICS)
+                grades = judged[topic] = {}
+            if doc_id in grades:
+                raise _trec_fault(name, number, "document %s is judged "
+                                  "twice for topic %s", doc_id, topic)
+            grades[doc_id] = grade
     return judged
 
 
-def _ranked(file, name, left, k, judged):
-    """Return (a run's tag, {topic: its top k documents}, {topic the qrels
-    lack: None}, the first few of them) of a run file of one tag: its
-    documents ranked as trec_eval ranks them, by score, then by document,
-    highest first, whatever the rank column says."""
-    from heapq import heappush, heappushpop
-    tops, unjudged, tag = {}, {}, None
-    for number, fields in _trec_lines(file, name, left):
-        if len(fields) < 6:
-            raise _trec_fault(name, number, "expected 'topic Q0 document "
-                              "rank score tag', got %s", " ".join(fields))
-        topic, _, doc_id, _, score, run_tag = fields[:6]
-        if run_tag != tag and tag is not None:
-            raise _trec_fault(name, number, "a second tag %s, after %s: a "
-                              "run file is one system's", run_tag, tag)
-        tag = run_tag
-        try:
-            score = float(score)
-        except ValueError:
-            score = None
-        if score is None or score != score:  # none, or NaN: no rank
-            raise _trec_fault(name, number, "expected a score, got %s",
-                              fields[4])
-        if topic not in judged:  # left out, as trec_eval leaves it
-            if len(unjudged) < _MAX_TOPICS:
-                unjudged[topic] = None
-            continue
-        heap, ranked = tops.setdefault(topic, ([], set()))
-        if len(heap) == k and (score, doc_id) <= heap[0]:
-            continue  # below the k best so far: never ranked
-        if doc_id in ranked:  # among the k best: a fault trec_eval finds
-            raise _trec_fault(name, number, "document %s is ranked twice "
-                              "for topic %s", doc_id, topic)
-        ranked.add(doc_id)
-        if len(heap) < k:
-            heappush(heap, (score, doc_id))
-        else:  # the lowest of the k + 1 goes
-            ranked.discard(heappushpop(heap, (score, doc_id))[1])
-    if tag is None:
-        raise EvaluationError("%s: holds no line" % name)
-    return tag, {topic: tuple(doc_id for _, doc_id in sorted(heap,
-                                                             reverse=True))
-                 for topic, (heap, _) in tops.items()}, unjudged
+def _ranked(file, name, left, k, judged, unjudged):
+    """Return (the tag, {topic: (scores, documents)}) of a run file of one
+    tag, each topic the qrels lack put in unjudged. left[1] holds how many
+    documents the runs' top k may still hold."""
+    from array import array  # 8 bytes a score
+    tops, tag, topic, top = {}, None, None, None
+    for start, lines in _trec_lines(file, name, left):
+        for number, fields in enumerate(lines, start + 1):
+            if len(fields) != 6:
+                if not fields:
+                    continue
+                fields = fields[:6]  # or fewer: a fault
+            try:
+                line_topic, _, doc_id, _, score, run_tag = fields
+                score = float(score)
+            except ValueError:
+                score = math.nan
+            if score != score:  # too few fields, no score, or NaN: no rank
+                raise _trec_fault(name, number, "expected 'topic Q0 document "
+                                  "rank score tag', the score a number, got "
+                                  "%s", " ".join(fields))
+            if run_tag != tag and tag is not None:
+                raise _trec_fault(name, number, "a second tag %s, after %s: "
+                                  "a run file is one system's", run_tag, tag)
+            tag = run_tag
+            if line_topic != topic:
+                topic, top = line_topic, tops.get(line_topic)
+                if top is None and topic in judged:
+                    top = tops[topic] = (array("d"), [])
+                scores, documents = top or (None, None)
+            if top is None:  # left out, as trec_eval leaves it
+                if len(unjudged) < _MAX_TOPICS:
+                    unjudged[topic] = None
+                continue
+            if len(documents) == k + _SLACK:
+                scores[:], documents[:] = _best(scores, documents, k)
+            scores.append(score)
+            documents.append(doc_id)
+    left[1] -= sum(min(len(documents), k) for _, documents in tops.values())
+    if left[1] < 0:
+        raise EvaluationError("TREC runs: rank more than %d documents in "
+                              "their top k together, the most kept"
+                              % _MAX_RANKED)
+    return tag, tops
 
 
-def _left_out(why, topics, what):
-    """Return a note of the topics left out, the first five named."""
-    names = ", ".join(map(_shown, topics[:_NAMED]))
-    return "%s: %s %s (%s%s)" % (why, _plural(len(topics), what[0]),
-                                 what[1], names,
-                                 ", ..." if len(topics) > _NAMED else "")
+def _best(scores, documents, k):
+    """Return (scores, documents) of the k best, ranked as trec_eval ranks
+    them: by score, then by document, highest first."""
+    from array import array
+    best = sorted(zip(scores, documents), reverse=True)[:k]
+    return (array("d", [score for score, _ in best]),
+            [doc_id for _, doc_id in best])
+
+
+def _top_k(file, name, tops, k):
+    """Return {topic: its top k documents} of a run's tops; a document
+    ranked twice among them is refused, at the line that ranks it again."""
+    ranked = {}
+    for topic in list(tops):  # each freed as it is ranked
+        documents = ranked[topic] = tuple(_best(*tops.pop(topic), k)[1])
+        if len(set(documents)) < len(documents):
+            seen = set()
+            raise _again(file, name, topic, next(
+                doc_id for doc_id in documents
+                if doc_id in seen or seen.add(doc_id)))
+    return ranked
+
+
+def _again(file, name, topic, doc_id):
+    """Return the EvaluationError of the line of a run file that ranks a
+    document for a topic a second time."""
+    file.seek(0)
+    before = 0
+    for start, lines in _trec_lines(file, name, [_MAX_TREC_BYTES]):
+        for number, fields in enumerate(lines, start + 1):
+            before += fields[:3:2] == [topic, doc_id]
+            if before == 2:
+                return _trec_fault(name, number, "document %s is ranked "
+                                   "twice for topic %s", doc_id, topic)
 
 
 def load_trec(qrels, runs, *, k=10):
@@ -2733,77 +2757,117 @@ def load_trec(qrels, runs, *, k=10):
     if type(runs) not in (list, tuple) or not runs:
         raise _invalid("runs", "expected a list of paths, got %s", runs)
     with ExitStack() as stack:
-        files = []
+        files, seen, size = [], {}, 0
         for path in (qrels, *runs):  # each checked before any is read
-            name = _file_name(os.fspath(path)) if isinstance(
+            name = _file_name(path) if isinstance(
                 path, (str, bytes, os.PathLike)) else "?"
-            files.append((name, stack.enter_context(_opened(
-                path, _MAX_TREC_BYTES, name + ": "))))
+            file = stack.enter_context(_opened(path, _MAX_TREC_BYTES,
+                                               name + ": "))
+            status = os.fstat(file.fileno())
+            if (status.st_dev, status.st_ino) in seen:
+                raise EvaluationError("%s and %s are one file: give each run "
+                                      "once" % (seen[status.st_dev,
+                                                     status.st_ino], name))
+            seen[status.st_dev, status.st_ino] = name
+            size += status.st_size  # as they report: read no more at once
+            files.append((name, file))
+        if size > _MAX_TREC_BYTES:
+            raise EvaluationError("TREC files: hold more than %d bytes "
+                                  "together, the most read" % _MAX_TREC_BYTES)
         return _trec_data(files, k)
 
 
 def _trec_data(files, k):
     """Return the data of open TREC files [(name, file)], the qrels first."""
-    seen, left = {}, [_MAX_TREC_BYTES]
-    for name, file in files:
-        status = os.fstat(file.fileno())
-        left[0] -= status.st_size  # as they report: the most read at once
-        if (status.st_dev, status.st_ino) in seen:
-            raise EvaluationError("%s and %s are one file: give each run "
-                                  "once" % (seen[status.st_dev,
-                                                 status.st_ino], name))
-        seen[status.st_dev, status.st_ino] = name
-    if left[0] < 0:
-        raise EvaluationError("TREC files: hold more than %d bytes "
-                              "together, the most read" % _MAX_TREC_BYTES)
-    left[0] = _MAX_TREC_BYTES  # and as they are read
+    left = [_MAX_TREC_BYTES, _MAX_RANKED]
     judged = _qrels(files[0][1], files[0][0], left)
     tops, tagged, notes, unjudged = {}, {}, [], {}
     for name, file in files[1:]:
-        tag, ranked, missing = _ranked(file, name, left, k, judged)
-        unjudged.update(missing)
-        system = tag
-        if tag in tops:
+        tag, ranked = _ranked(file, name, left, k, judged, unjudged)
+        if tag is None:
+            raise EvaluationError("%s: holds no line" % name)
+        if tag in tagged:
             raise EvaluationError("%s and %s both hold the run tag %s: give "
                                   "each run a tag of its own" % (
                                       tagged[tag], name, _shown(tag)))
+        tagged[tag], system = name, tag
         try:
             _check_name(tag, "run")
         except EvaluationError:  # named by its file, as it is named
             system = os.path.basename(name)
             notes.append("run %s named by its file: its tag %s is no name "
                          "(%s)" % (name, _shown(tag), _NAME_RULE))
-        tops[system], tagged[tag] = ranked, name
+        tops[system] = _top_k(file, name, ranked, k)
     return _trec_cases(judged, tops, k, notes, list(unjudged))
 
 
 def _trec_cases(judged, tops, k, notes, unjudged):
-    """Return the data of qrels read by _qrels() and runs by _ranked()."""
+    """Return the data of qrels read by _qrels() and runs by _top_k()."""
     runs = {}
     for system, ranked in tops.items():
         for topic, retrieved in ranked.items():
             runs.setdefault(topic, {})[system] = {"retrieved": retrieved,
                                                   "claims": None}
-    cases = {}
-    for topic, grades in judged.items():
-        relevant = {doc_id: grade for doc_id, grade in grades.items()
+    cases = {}  # in the order of the qrels, as trec_eval -q gives them
+    for topic in filter(runs.__contains__, judged):
+        relevant = {doc_id: grade for doc_id, grade in judged[topic].items()
                     if grade >= 1}
-        if topic in runs:
-            cases[topic] = {"relevant": tuple(relevant), "support": None,
-                            "grades": relevant}
+        cases[topic] = {"relevant": tuple(relevant), "support": None,
+                        "grades": relevant}
     if not cases:
         raise EvaluationError("no topic of the runs is in the qrels")
-    if unjudged:
-        notes.append(_left_out("left out, as trec_eval leaves them",
-                               unjudged, ("run topic", "the qrels do not "
-                                          "have")))
     alone = [topic for topic in judged if topic not in runs]
-    if alone:
-        notes.append(_left_out("not scored, as by trec_eval without -c",
-                               alone, ("qrels topic", "no run has")))
+    for why, topics, noun, what in (
+            ("left out, as trec_eval leaves them", unjudged, "run topic",
+             "the qrels do not have"), ("not scored, as by trec_eval "
+                                        "without -c", alone, "qrels topic",
+                                        "no run has")):
+        many = "at least " * (len(topics) == _MAX_TOPICS)  # no more counted
+        if topics:
+            notes.append("%s: %s%s %s (%s%s)" % (
+                why, many, _plural(len(topics), noun), what,
+                ", ".join(map(_shown, topics[:5])),
+                ", ..." if len(topics) > 5 else ""))
     return {"k": k, "systems": tuple(tops), "cases": cases,
             "runs": {topic: runs[topic] for topic in cases},
             "notes": tuple(notes)}
+
+
+def _trec_eval_means(data, scored):
+    """Return trec_eval's means where one differs from the mean over the
+    topics with a relevant document: {measure: {system: {mean, topics}}},
+    over every topic the system ran, one with nothing relevant counted as
+    0; None where none differs, or a case expects claims."""
+    if any(question.case["support"] is not None
+           for question in data.questions.values()):
+        return None
+    means = {}
+    for measure in [name for name in _TREC_EVAL if name in data.measures]:
+        found, differs = {}, False
+        for system, records in scored.items():
+            values = [record.values[measure] for record in records.values()]
+            mean = math.fsum(filter(None, values)) / len(values) \
+                if values else None
+            found[system] = {"mean": mean, "topics": len(values)}
+            differs = differs or mean != _mean(values)
+        if differs:
+            means[measure] = found
+    return means or None
+
+
+def _trec_eval_lines(means, label):
+    """Return the summary's lines of _trec_eval_means(), if any."""
+    if means is None:
+        return []
+    lines = ["", "trec_eval's mean, over every topic each run has, one with "
+             "nothing relevant counted as 0 (the slices leave it out as n/a) | "
+             + " | ".join(label[measure] for measure in means)]
+    for system in next(iter(means.values())):
+        lines.append(system + " | " + " | ".join(
+            "%s (%d)" % (_cell(mean["mean"]) if mean["mean"] is None else
+                         "%.4f" % mean["mean"], mean["topics"])
+            for mean in (means[measure][system] for measure in means)))
+    return lines
 
 
 # --- The report as text ----------------------------------------------------
@@ -2889,6 +2953,7 @@ def _summary_lines(result):
         lines += _change_lines(compared, label, max(3, _LISTED // len(comparisons)))
     for part, names in summary["slices"].items():
         lines += _slice_lines(part, names, summary["means"][part], label)
+    lines += _trec_eval_lines(summary["trec_eval_means"], label)
     if summary["lenient_means"] is not None:
         lines += _slice_lines("answerable", summary["slices"]["answerable"],
                              summary["lenient_means"]["answerable"], label,

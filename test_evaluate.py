@@ -3264,7 +3264,10 @@ class Demo(TestCase):
                      "--data and --qrels exclude each other",
                  ("--qrels", "q", "--run", "r", "--k", "x"): "--k needs a whole number, not 'x'",
                  ("--qrels", "q", "--run", "r", "--k", "5" * 5000):
-                 "--k needs a cutoff of at most 4 digits, not '%s" % ("5" * 79)}
+                 "--k needs a cutoff from 1 to 1000, not '%s" % ("5" * 79),
+                 ("--qrels", "q", "--run", "r", "--k", "0" * 5000): "--k needs a cutoff from 1 "
+                 "to 1000, not '%s" % ("0" * 79), ("--qrels", "q", "--run", "r", "--k", "1001"):
+                 "--k needs a cutoff from 1 to 1000, not '1001'"}
         said = "demo.py: %s; python demo.py --help lists the options\n"
         rows = [(("-h",), (0, USAGE, "")), (("--help",), (0, USAGE, "")),
                 (("--lab", "x", "--help"), (0, USAGE, ""))]
@@ -3301,8 +3304,8 @@ REPORT_KEYS = "source k systems notes measures questions review_queue orphan_lab
 QUESTION_KEYS, POLICY_KEYS = ["case", "answerable", "systems"], ["source", "rules",
                                                                  "baseline_alone"]
 ROW_KEYS = ["scores", "counts", "repeats", "runs", "lenient", "explain"]
-SUMMARY_KEYS = ("slices not_run means disputed_labels lenient_means comparisons disclosures "
-                "policy groups decisions accepted").split()
+SUMMARY_KEYS = ("slices not_run means disputed_labels lenient_means trec_eval_means comparisons "
+                "disclosures policy groups decisions accepted").split()
 MEANS_KEYS = METRICS[:5] + ["pooled_support", "correct_abstentions"]
 COMPARISON_KEYS = ("baseline candidate manifest_changes shared changes totals "
                    "paired_tests floor decision").split()
@@ -3869,6 +3872,8 @@ class RealLogs(DataFileCase):
 # qrels lack (T9) and a qrels topic no run has (T3).
 QRELS = ("T1 0 MARCO_D1599536 2\nT1 0 7067032 1\nT1 0 FBIS3-10082 0\nT1 0 doc.v2:3 -1\n"
          "T1 0 KILT_105219 1\nT2 0 a 0\nT2 0 b 0\nT3 0 x 1\n")
+RANKED = ("doc.v2:3", "FBIS3-10082", "7067032", "KILT_105219", "MARCO_D1599536") + tuple(
+    "f%03d" % n for n in range(995))  # T1 of RUN_FILE and 995 more, by score, ties by ID
 RUN_FILE = ("T1 Q0 FBIS3-10082 5 3.5 bm25\nT1 Q0 doc.v2:3 4 3.5 bm25\nT1 Q0 7067032 3 3.5 "
             "bm25\n\nT1 Q0 MARCO_D1599536 2 1.0 bm25\nT1 Q0 KILT_105219 1 2 bm25\nT2 Q0 a 1 1 "
             "bm25\nT9 Q0 z 1 1 bm25\n")
@@ -3891,8 +3896,7 @@ class TrecFiles(TestCase):
         return evaluate.load_trec(qrels, [run], k=k)
 
     def test_ties_in_score_are_ranked_by_document_id_highest_first_whatever_the_rank_column(self):
-        self.assertEqual(self.data(k=5)["runs"]["T1"]["bm25"]["retrieved"], (
-            "doc.v2:3", "FBIS3-10082", "7067032", "KILT_105219", "MARCO_D1599536"))
+        self.assertEqual(self.data(k=5)["runs"]["T1"]["bm25"]["retrieved"], RANKED[:5])
         qrels, run = self.files(qrels=QRELS, run=RUN_FILE.replace("T9 Q0 z 1 1 bm25\n", ""))
         data = evaluate.load_trec(qrels, [run])  # its last topic, T2, is kept too
         self.assertEqual((data["k"], data["runs"]["T2"]["bm25"]["retrieved"]), (10, ("a",)))
@@ -3903,6 +3907,39 @@ class TrecFiles(TestCase):
         self.assertRows(lambda k: tuple(round(evaluate.report(self.data(k))["questions"][0][
             "systems"]["bm25"]["scores"][name], 4) for name in ("precision", "recall", "rr",
                                                                  "ndcg")), rows)
+
+    def test_comments_any_order_and_k_to_1000_give_the_values_of_the_data_written_plainly(self):
+        def commented(text):  # a comment before each line, of 6 fields or of 4
+            return "".join(("# c %d t\n" % index if index % 2 else "#a b c d e f\n") + line + "\n"
+                           for index, line in enumerate(text.split("\n")))
+
+        def backwards(text):  # each topic's lines apart, the last first
+            return "\n".join(text.split("\n")[::-1])
+
+        def report(k, **given):  # the notes aside, and the topics in one order
+            data = self.data(k, **given) if given else dict(self.data(), k=k, runs={
+                "T1": {"bm25": {"retrieved": RANKED[:k], "claims": None}},
+                "T2": {"bm25": {"retrieved": ("a",), "claims": None}}}, notes=None)
+            result = evaluate.report(data, summary=True)
+            return dict(result, notes=None, questions=sorted(result["questions"], key=str))
+        deep = RUN_FILE + "".join("T1 Q0 f%03d 0 -%d bm25\n" % (n, n) for n in range(995))
+        rows = [((k, commented(QRELS), commented(run)), report(k)) for k in (1, 5, 1000)
+                for run in (deep, backwards(deep))]
+        rows += [((1000, backwards(QRELS), run), report(1000)) for run in (deep, backwards(deep))]
+        self.assertRows(lambda k, qrels, run: report(k, qrels=qrels, run=run), rows)
+        # By hand, as trec_eval gives them (P divides by k, a gain is the grade), and its means:
+        # a topic with nothing relevant (T2) counted as 0, over the 2 topics the run has.
+        dcg, best = 1 / math.log2(4) + 1 / math.log2(5) + 2 / math.log2(6), 2 + 1 / math.log2(
+            3) + 1 / math.log2(4)
+        for k, run in ((5, RUN_FILE), (1000, RUN_FILE), (1000, backwards(deep))):
+            summary = report(k, run=run)["summary"]
+            mine = {name: summary["means"]["answerable"][name]["bm25"]["mean"] for name in
+                    ("precision", "recall", "rr", "ndcg")}
+            self.assertEqual(mine, {"precision": 3 / k, "recall": 1.0, "rr": 1 / 3,
+                                    "ndcg": dcg / best})
+            self.assertEqual({name: (means["bm25"]["mean"], means["bm25"]["topics"]) for name,
+                              means in summary["trec_eval_means"].items()},
+                             {name: (value / 2, 2) for name, value in mine.items()})
 
     def test_grade_0_is_not_relevant_a_negative_grade_unjudged_and_a_topic_of_0s_has_no_value(self):
         data = self.data()
@@ -3971,21 +4008,23 @@ class TrecFiles(TestCase):
 
     def test_each_fault_of_a_trec_file_is_one_line_naming_the_file_and_the_line(self):
         grade = "expected 'topic iteration document grade', the grade whole, got "
+        run = "run0, line 1: expected 'topic Q0 document rank score tag', the score a number, got "
         rows = [  # (qrels, runs, the fault; each file named as its test names it)
             ("T1 0 d\n", [RUN_FILE], "qrels, line 1: " + grade + "'T1 0 d'"),
             ("T1 0 d 1.5\n", [RUN_FILE], "qrels, line 1: " + grade + "'T1 0 d 1.5'"),
             ("T1 0 d 1\nT1 0 d 0\n", [RUN_FILE], "qrels, line 2: document 'd' is judged twice "
                                                  "for topic 'T1'"),
-            (QRELS, ["T1 Q0 d 1 2.0\n"], "run0, line 1: expected 'topic Q0 document rank "
-                                         "score tag', got 'T1 Q0 d 1 2.0'"),
-            (QRELS, ["T1 Q0 d 1 nan t\n"], "run0, line 1: expected a score, got 'nan'"),
-            (QRELS, ["T1 Q0 d 1 2,5 t\n"], "run0, line 1: expected a score, got '2,5'"),
+            (QRELS, ["T1 Q0 d 1 2.0\n"], run + "'T1 Q0 d 1 2.0'"),
+            (QRELS, ["T1 Q0 d 1 nan t\n"], run + "'T1 Q0 d 1 nan t'"),
+            (QRELS, ["T1 Q0 d 1 2,5 t x\n"], run + "'T1 Q0 d 1 2,5 t'"),
             (QRELS, [RUN_FILE + "T9 Q0 y 2 1 t\n"], "run0, line 9: a second tag 't', after "
                                                     "'bm25': a run file is one system's"),
             (QRELS, [RUN_FILE + "T1 Q0 7067032 2 9 bm25\n"], "run0, line 9: document "
                                                              "'7067032' is ranked twice for "
                                                              "topic 'T1'"),
             (QRELS, [""], "run0: holds no line"),
+            (QRELS, ["T1 Q0 d 1 1 t\n#" + "c" * 4096], "run0, line 2: expected a line of at "
+                                                        "most 4096 bytes"),
             ("T7 0 d 1\n", [RUN_FILE], "no topic of the runs is in the qrels")]
 
         def fault(qrels, runs):
@@ -4009,6 +4048,10 @@ class TrecFiles(TestCase):
             {"qrels": qrels, "runs": run}, {"qrels": 1, "runs": [run]})], [
             "runs: expected a list of paths, got %r" % run,
             "path: expected the path of a file, got 1"])
+        fresh = self.files(qrels=QRELS, run=RUN_FILE)
+        self.assertEqual(swapping(evaluate, {"_MAX_RANKED": 5}, message_of, evaluate.load_trec, {
+            "qrels": fresh[0], "runs": fresh[1:]}), "TREC runs: rank more than 5 documents in "
+            "their top k together, the most kept")  # T1 ranks 5, T2 1
         os.truncate(run, 150 * 10 ** 6)  # a sparse file: refused unread
         self.assertEqual(message_of(evaluate.load_trec, {"qrels": qrels, "runs": [run]}),
                          "TREC files: hold more than 150000000 bytes together, the most read")

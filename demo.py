@@ -278,7 +278,8 @@ LAB_CUTS = {  # file: the line that ends the lab's part, or None for all of it
     "fixtures.py": "# END OF THE LAB'S FIXTURE", "LICENSE": None}
 LAB_ENDINGS = {  # what the lab's file gets after its part
     "demo.py": LAB_MAIN,
-    "test_evaluate.py": '\n\nif __name__ == "__main__":\n    unittest.main()\n'}
+    "test_evaluate.py": "\n\n__unittest = True  # a failure shows its message, "
+    "not this file's lines\n\n" 'if __name__ == "__main__":\n    unittest.main()\n'}
 EXERCISE = ("_retrieval_counts", "_labels", "_claim_counts", "_values",
             "_unsupported_because", "_uncovered", "_disclosed",
             "_lenient_reading", "_reviewed")  # in step order

@@ -84,8 +84,8 @@ def step_aside(test=None):
         return
     if not WAITING_FOR.get("said"):  # said once, and again at the end
         WAITING_FOR["said"] = True
-        sys.stderr.write("\n%s fails, so the tests after it step aside\n"
-                         "(skipped) until it is mended: read the failure "
+        sys.stderr.write("\n%s fails,\nso the tests after it step aside "
+                         "(skipped) until it is mended: read the\nfailure "
                          "below.\n" % found[1])
         atexit.register(sys.stderr.write, "Only the first failure is "
                         "shown. To see every failure:\nEVERY_FAILURE=1 "
@@ -124,8 +124,22 @@ def shown(value):
     return cut(text, 80)
 
 
+def within_79(text):
+    """Return text with each line over 79 columns broken at its spaces."""
+    import textwrap
+    return "\n".join(part for line in text.split("\n") for part in (
+        textwrap.wrap(line, 79, subsequent_indent="    ") or [""]))
+
+
 class TestCase(unittest.TestCase):
     """Checks that fail once however many rows are wrong."""
+
+    def __str__(self):  # a check of the lab: its name alone, in 79 columns
+        name = self._testMethodName
+        return name if (type(self), name) in GATES else super().__str__()
+
+    def fail(self, msg=None):  # (what every assert method calls)
+        super().fail(msg if msg is None else within_79(str(msg)))
 
     def setUp(self):
         for part, written in zip((CORPUS, CASES, RUNS), PRISTINE):
@@ -338,7 +352,7 @@ class WorkedChecks(TestCase):
     def rule(self, message):
         """Return a failure's message, the rule of its check first, once."""
         words = self.id().split(".")[-1][5:].replace("_", " ")
-        rule = "the rule broken: %s\n" % words
+        rule = "\nthe rule broken: %s\n" % words
         return message if str(message).startswith(rule) \
             else rule + str(message)
 
@@ -362,7 +376,7 @@ class WorkedChecks(TestCase):
                              ()) if str(text).startswith("not written yet")]
             if not steps:  # raised by code of the student's own
                 raise
-        unittest.TestCase.fail(self, "%s, `%s()` in evaluate.py, line %d"
+        unittest.TestCase.fail(self, "\n%s, `%s()` in evaluate.py, line %d"
                                % min(steps)[1:])
 
     # Validation: validate() checks every input before anything is counted.
@@ -423,8 +437,9 @@ class WorkedChecks(TestCase):
     def test_relevance_nobody_labelled_counts_no_hit(self):
         unlabelled = {"relevant": None, "support": None}
         counts = evaluate.tally(CORPUS, unlabelled, dict(RUN, claims=None))
-        self.assertEqual([counts[key] for key in ("relevant", "hits",
-                                                  "first_hit")], [None] * 3)
+        self.assertEqual([counts[key] for key in ("relevant", "k", "hits",
+                                                  "first_hit")],
+                         [None, 2, None, None])
 
     # Step 2, the labels: a label of claims, even none, judges an answer.
 
@@ -474,6 +489,8 @@ class WorkedChecks(TestCase):
         self.assertEqual(evaluate.scores(OWNER_A)["rr"], 0.5)
         counts = dict(OWNER_A, k=4, first_hit=4)
         self.assertEqual(evaluate.scores(counts)["rr"], 0.25)
+        counts = dict(ROLLBACK_A, hits=2, first_hit=1)  # whatever the hits
+        self.assertEqual(evaluate.scores(counts)["rr"], 1.0)
 
     def test_no_hit_gives_a_reciprocal_rank_of_zero_not_na(self):
         counts = dict(OWNER_A, hits=0, first_hit=None)
@@ -502,8 +519,8 @@ class WorkedChecks(TestCase):
             (dict(LAUNCH_B, expected=None, covered=None),
              (0.5, 1.0, 1.0, 0.5, None)),  # claims judged, none expected
             (UNLABELLED, (None, None, None, 1.0, 1.0))]  # no relevance
-        self.assertRows(lambda counts: tuple(evaluate.scores(counts)
-                                             .values())[:5],
+        self.assertRows(lambda counts: tuple(map(evaluate.scores(
+            counts).get, METRICS[:5])),
                         [((counts,), values) for counts, values in rows])
 
     def test_abstaining_is_correct_only_on_an_unanswerable_question(self):
@@ -513,7 +530,8 @@ class WorkedChecks(TestCase):
                        covered=None),), None),  # no answer made
                 ((dict(ROLLBACK_A, generated=0, supported=0, covered=0),),
                  None),  # an empty answer where claims are expected
-                ((dict(REGION_B, expected=None, covered=None),), None)]
+                ((dict(REGION_B, expected=None, covered=None),), None),
+                ((dict(REGION_B, supported=None, covered=None),), None)]
         self.assertRows(lambda counts: evaluate.scores(counts)
                         ["abstention_correct"], rows)
 
@@ -542,10 +560,10 @@ class WorkedChecks(TestCase):
     def test_a_claim_citing_its_labelled_source_is_supported(self):
         self.assertEqual(owner_answer("owners")["supported"], 1)
 
-    def test_a_claim_nobody_labelled_is_unsupported(self):
-        # launch B's second claim: no label says which note could back it.
-        counts = evaluate.tally(CORPUS, reviewed("launch"),
-                                RUNS["launch"]["B"])
+    def test_a_claim_with_no_agreed_label_is_unsupported(self):
+        # launch B's second claim: only a disputed label says which note
+        # could back it.
+        counts = evaluate.tally(CORPUS, CASES["launch"], RUNS["launch"]["B"])
         self.assertEqual(counts["supported"], 1)
 
     def test_one_bad_citation_makes_a_claim_unsupported(self):
@@ -590,6 +608,7 @@ class WorkedChecks(TestCase):
             ((("rollbak",),), "not in the corpus"),        # a typo
             ((("rollback", "rollbak"),), "not in the corpus"),
             ((("archive",),), "not a labelled source"),
+            ((("checklist",),), "not a labelled source"),  # smoke's source
             ((("archive", "rollbak"),), "not in the corpus"),  # first
             ((("checklist",), "smoke"), "outside the top k"),  # third
             ((("checklist",), "smoke", 3), None),

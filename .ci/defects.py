@@ -32,8 +32,6 @@ def _retrieval_counts(relevant, retrieved, k):
             hits += 1
             first = first or rank
     return dict(relevant=len(relevant), k=k, hits=hits, first_hit=first)
-
-
 def _labels(case):
     if case["support"] is None and not {"optional", "disputed",
                                         "rejected"} & set(case):
@@ -42,8 +40,6 @@ def _labels(case):
     for part in (case["support"] or {}, case.get("optional", {})):
         merged.update((claim, set(docs)) for claim, docs in part.items())
     return merged
-
-
 def _claim_counts(support, claims, reasons):
     def size(items):
         return None if items is None else len(items)
@@ -51,8 +47,6 @@ def _claim_counts(support, claims, reasons):
     both = None if good is None or support is None else good & set(support)
     return {"generated": size(claims), "supported": size(good),
             "expected": size(support), "covered": size(both)}
-
-
 def _values(counts):
     out = dict.fromkeys(["precision", "recall", "rr", "support", "coverage",
                          "abstention_correct"])
@@ -68,8 +62,6 @@ def _values(counts):
         else:
             out["abstention_correct"] = counts["generated"] == 0
     return out
-
-
 def _unsupported_because(claim_id, citations, labels, visible, corpus):
     if len(citations) == 0:
         return "no citation"
@@ -81,24 +73,18 @@ def _unsupported_because(claim_id, citations, labels, visible, corpus):
         if not all(doc in place for doc in citations):
             return reason
     return None
-
-
 def _uncovered(support, supported):
     missing = []
     for claim in support:
         if claim not in supported:
             missing.append(claim)
     return tuple(missing)
-
-
 def _disclosed(restricted, retrieved, claims, k):
     seen = set(retrieved[:k])
     for _, cited in claims:
         seen |= set(cited)
     return tuple(d for d in sorted(restricted, key=restricted.get)
                  if d in seen)
-
-
 def _lenient_reading(case):
     new = dict(case)
     disputed = new.pop("disputed", None)
@@ -114,8 +100,6 @@ def _lenient_reading(case):
     if optional or case["support"] is None:
         new["optional"] = optional
     return new
-
-
 def _reviewed(reasons, loose, rejected):
     out = []
     for index, (claim, strict) in enumerate(reasons):
@@ -189,13 +173,6 @@ def _retrieval_counts(relevant, retrieved, k):
     ranks = [r for r, doc in enumerate(retrieved[:k], 1) if doc in relevant]
     return {"relevant": len(relevant), "k": k, "hits": len(ranks),
             "first_hit": ranks[0] if ranks else None}
-### k None without relevance labels | relevance_nobody_labelled_counts_no_hit
-def _retrieval_counts(relevant, retrieved, k):
-    if relevant is None:
-        return dict.fromkeys(("relevant", "k", "hits", "first_hit"))
-    ranks = [r for r, doc in enumerate(retrieved[:k], 1) if doc in relevant]
-    return {"relevant": len(relevant), "k": k, "hits": len(ranks),
-            "first_hit": ranks[0] if ranks else None}
 ### judged only with expected claims | an_answer_is_judged_when_some_label_judges_it
 def _labels(case):
     if case["support"] is None:
@@ -204,13 +181,6 @@ def _labels(case):
     for claim, docs in case.get("optional", {}).items():
         labels[claim] = set(docs)
     return labels
-### judged only by a label that holds a claim | an_answer_is_judged_when_some_label_judges_it
-def _labels(case):
-    judges = [case.get(key) for key in ("optional", "disputed", "rejected")]
-    if case["support"] is None and not any(judges):
-        return None
-    both = dict(case["support"] or {}, **case.get("optional", {}))
-    return {claim: set(docs) for claim, docs in both.items()}
 ### optional claims left out | an_optional_claim_is_supported_but_covers_nothing
 def _labels(case):
     keys = ("optional", "disputed", "rejected")
@@ -237,28 +207,6 @@ def _claim_counts(support, claims, reasons):
             "expected": None if support is None else len(support),
             "covered": None if reasons is None or support is None
             else len(covered)}
-### covered without a judge | no_answer_or_no_labels_count_and_explain_no_claim
-def _claim_counts(support, claims, reasons):
-    counts = {"generated": None, "supported": None, "expected": None,
-              "covered": None}
-    if claims is not None:
-        counts["generated"] = len(claims)
-    good = [claim for claim, reason in reasons or () if reason is None]
-    if reasons is not None:
-        counts["supported"] = len(good)
-    if support is not None:
-        counts["expected"] = len(support)
-        counts["covered"] = len([claim for claim in good if claim in support])
-    return counts
-### no expected claims counted as none | no_answer_or_no_labels_count_and_explain_no_claim
-def _claim_counts(support, claims, reasons):
-    support = support or {}
-    good = None if reasons is None else [c for c, r in reasons if r is None]
-    return {"generated": None if claims is None else len(claims),
-            "supported": None if good is None else len(good),
-            "expected": len(support),
-            "covered": None if good is None
-            else sum(claim in support for claim in good)}
 ### each claim made counted supported | a_claim_with_no_agreed_label_is_unsupported
 def _claim_counts(support, claims, reasons):
     def count(items):
@@ -302,9 +250,6 @@ def _claim_counts(support, claims, reasons):
 -        out["rr"] = 1 / counts["first_hit"] if counts["first_hit"] else 0.0
 +        if counts["first_hit"] is not None:
 +            out["rr"] = 1 / counts["first_hit"]
-### rr of no hit, an int | no_hit_gives_a_reciprocal_rank_of_zero_not_na
--        out["rr"] = 1 / counts["first_hit"] if counts["first_hit"] else 0.0
-+        out["rr"] = counts["first_hit"] and 1 / counts["first_hit"] or 0
 ### rr of no hit, 1 / None | no_hit_gives_a_reciprocal_rank_of_zero_not_na!
 -        out["rr"] = 1 / counts["first_hit"] if counts["first_hit"] else 0.0
 +        out["rr"] = 1 / counts["first_hit"]
@@ -327,27 +272,6 @@ def _claim_counts(support, claims, reasons):
 +            out["abstention_correct"] = counts["generated"] == 0
 +            out["coverage"] = 0.0
 ### abstention of any empty answer | abstaining_is_correct_only_on_an_unanswerable_question
-def _values(counts):
-    c, out = counts, {}
-    ranked = bool(c["relevant"])
-    out["precision"] = c["hits"] / c["k"] if ranked else None
-    out["recall"] = c["hits"] / c["relevant"] if ranked else None
-    out["rr"] = (1 / c["first_hit"] if c["first_hit"] else 0.0) \
-        if ranked else None
-    judged = c["supported"] is not None and c["generated"]
-    out["support"] = c["supported"] / c["generated"] if judged else None
-    listed = c["covered"] is not None and c["expected"]
-    out["coverage"] = c["covered"] / c["expected"] if listed else None
-    if c["expected"] is None or c["generated"] is None:
-        out["abstention_correct"] = None
-    elif c["generated"] == 0:
-        out["abstention_correct"] = True
-    elif c["expected"] > 0:
-        out["abstention_correct"] = None
-    else:
-        out["abstention_correct"] = False
-    return out
-### abstention with no claim judged | abstaining_is_correct_only_on_an_unanswerable_question
 -    if counts["covered"] is not None:
 -        if counts["expected"]:
 -            out["coverage"] = counts["covered"] / counts["expected"]
@@ -355,8 +279,9 @@ def _values(counts):
 -            out["abstention_correct"] = counts["generated"] == 0
 +    if counts["covered"] is not None and counts["expected"]:
 +        out["coverage"] = counts["covered"] / counts["expected"]
-+    if counts["expected"] == 0 and counts["generated"] is not None:
-+        out["abstention_correct"] = counts["generated"] == 0
++    made, wanted = counts["generated"], counts["expected"]
++    if made is not None and wanted is not None:
++        out["abstention_correct"] = made == 0 or (None if wanted else False)
 ### abstention as 1 or 0 | every_ratio_is_a_float_and_abstention_a_bool
 -            out["abstention_correct"] = counts["generated"] == 0
 +            out["abstention_correct"] = int(counts["generated"] == 0)
@@ -396,27 +321,12 @@ def _unsupported_because(claim_id, citations, labels, visible, corpus):
             return "outside the top k"
     return None
 ### no citation, no fault | a_claim_gets_the_first_rule_it_breaks
-def _unsupported_because(claim_id, citations, labels, visible, corpus):
-    sources = labels.get(claim_id)
-    if sources is None:
-        return "no label"
-    if [doc for doc in citations if doc not in corpus]:
-        return "not in the corpus"
-    if [doc for doc in citations if doc not in sources]:
-        return "not a labelled source"
-    if [doc for doc in citations if doc not in visible]:
-        return "outside the top k"
-    return None
+-    if len(citations) == 0:
+-        return "no citation"
 ### the top k not looked at | a_source_outside_the_top_k_supports_nothing
-def _unsupported_because(claim_id, citations, labels, visible, corpus):
-    if not citations:
-        return "no citation"
-    if claim_id not in labels:
-        return "no label"
-    if not all(doc in corpus for doc in citations):
-        return "not in the corpus"
-    ok = all(doc in labels[claim_id] for doc in citations)
-    return None if ok else "not a labelled source"
+-            "not a labelled source", labels[claim_id]),
+-            ("outside the top k", visible)]:
++            "not a labelled source", labels[claim_id])]:
 ### any claim's source will do | a_claim_gets_the_first_rule_it_breaks
 -    for reason, place in [("not in the corpus", corpus), (
 -            "not a labelled source", labels[claim_id]),
@@ -450,10 +360,6 @@ def _disclosed(restricted, retrieved, claims, k):
     for _, cited in claims:
         seen += [doc for doc in cited if doc not in seen]
     return tuple(doc for doc in seen if doc in restricted)
-### disclosures as a list | explain_gives_tuples_not_lists
--    return tuple(d for d in sorted(restricted, key=restricted.get)
--                 if d in seen)
-+    return [d for d in sorted(restricted, key=restricted.get) if d in seen]
 ### an empty optional added to a case nobody judged | lenient_agrees_each_disputed_label_in_a_new_case
 def _lenient_reading(case):
     reading = {key: case[key] for key in case if key != "disputed"}
@@ -479,20 +385,10 @@ def _lenient_reading(case):
 -        target = support if claim in support else optional
 +        target = support if case["support"] is not None else optional
 ### the case's own labels changed | lenient_agrees_each_disputed_label_in_a_new_case
-def _lenient_reading(case):
-    if "disputed" not in case:
-        return dict(case)
-    new = {key: value for key, value in case.items() if key != "disputed"}
-    support = case["support"] if case["support"] is not None else {}
-    optional = case.get("optional", {})
-    for claim, extra in case["disputed"].items():
-        target = support if claim in support else optional
-        target[claim] = target.get(claim, ()) + extra
-    if case["support"] is not None:
-        new["support"] = support
-    if optional or case["support"] is None:
-        new["optional"] = dict(optional)
-    return new
+-    support = dict(case["support"] or {})
+-    optional = dict(case.get("optional", {}))
++    support = case["support"] if case["support"] is not None else {}
++    optional = case.get("optional", {})
 ### a judged case left unjudged | lenient_agrees_each_disputed_label_in_a_new_case
 -    if optional or case["support"] is None:
 +    if optional:
@@ -516,18 +412,8 @@ def _reviewed(reasons, loose, rejected):
 +        elif strict == "no label" and lenient is not None:
 +            strict = "no label"
 ### the rejected claims left out | a_rejected_claim_is_told_from_one_nobody_reviewed
-def _reviewed(reasons, loose, rejected):
-    lenient = dict(loose)
-    told = []
-    for claim, strict in reasons:
-        if claim in rejected:
-            continue
-        if strict is not None and lenient[claim] is None:
-            strict = "only a disputed label supports it"
-        elif strict == "no label":
-            strict = lenient[claim]
-        told.append((claim, strict))
-    return told
+-            strict = "judged unsupported"
++            continue
 '''
 
 

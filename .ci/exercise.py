@@ -1,14 +1,17 @@
 """Walk the exercise lab as a student would, and rewrite the scorer twice.
 
 1. The walk: with the functions (demo.EXERCISE) of the steps before step n
-   written, `python -m unittest` in the lab prints at most 40 lines and one
-   FAIL block, step n's check, saying "the rule broken:" and the function to
-   write (at step CLASS, the first homework check); with all, the suite passes.
-2. (3.9+) The contract of one question in other words: private functions and
-   locals renamed, reformatted. 3. The contract from scratch (own_contract.py).
-   Each of 2 and 3 passes the whole suite and prints the demo's bytes, in the
-   project and in the lab.  python .ci/exercise.py: a line per check, then
-   "N passed, N failed".
+   written, `python -m unittest` in the lab prints at most 40 lines, each
+   within 79 columns, and one FAIL block saying "not written yet: step n,
+   `name()`", the function to write, and `python demo.py` says so in one
+   line (from step CLASS + 1, homework, it prints the table); with all, the
+   suite passes.
+2. (3.9+) The contract of one question in other words: locals renamed and
+   reformatted (in the lab, private functions renamed too). 3. Every function
+   of the exercise as another hand writes it (the right rewrite of
+   defects.py). Each of 2 and 3 passes the whole suite and prints the demo's
+   bytes, in the project and in the lab.  python .ci/exercise.py: a line
+   per check, then "N passed, N failed".
 """
 import ast
 import os
@@ -23,16 +26,7 @@ sys.path.insert(0, ROOT)
 import demo  # noqa: E402  (after the path is set)
 from reporting import reported  # noqa: E402  (.ci's own module)
 
-STEPS = [  # the function each step writes, and the check that asks for it
-    ("_retrieval_counts", "test_the_top_k_holds_k_documents_no_more_no_fewer"),
-    ("_values", "test_precision_divides_the_hits_by_k"),
-    ("_reasons", "test_an_answer_is_judged_when_some_label_judges_it"),
-    ("_uncovered", "test_uncovered_claims_come_in_label_order"),
-    ("_unsupported_because", "test_a_claim_citing_its_labelled_source_is_supported"),
-    ("_disclosed", "test_a_restricted_document_in_the_top_k_or_cited_is_disclosed"),
-    ("_reviewed", "test_a_rejected_claim_is_told_from_one_nobody_reviewed"),
-    ("_lenient_reading", "test_lenient_agrees_each_disputed_label_in_a_new_case")]
-CLASS = 6  # the steps of a two-hour class; the rest is homework
+CLASS = 7  # the steps of a two-hour class; the rest is homework
 START, END = "START OF THE CONTRACT OF ONE QUESTION", "END OF THE CONTRACT OF ONE QUESTION"
 DEMO_OPTIONS = ([], ["--explain", "--summary"], ["--json", "--summary", "--explain"])
 
@@ -72,29 +66,30 @@ def written(folder, files):
 
 def walk(scratch):
     """Yield (label, problem or None) for each step of the exercise walk."""
-    lab, names = lab_or_project(True), [name for name, check in STEPS]
-    stubbed = demo.stubbed(lab["evaluate.py"], names)
-    if list(demo.EXERCISE) != names or demo.lab_files(True)["evaluate.py"] != stubbed:
-        yield "the exercise lab stubs the functions of STEPS", "it stubs others"
-    processes = [run_suite(written(os.path.join(scratch, "step%d" % step), dict(
-        lab, **{"evaluate.py": demo.stubbed(lab["evaluate.py"], names[step:])})))
-        for step in range(len(STEPS) + 1)]
+    lab, names = lab_or_project(True), list(demo.EXERCISE)
+    folders = [written(os.path.join(scratch, "step%d" % step), dict(
+        lab, **{"evaluate.py": demo.stubbed(lab["evaluate.py"], names[step:])}))
+        for step in range(len(names) + 1)]
+    processes = [run_suite(folder) for folder in folders]
     for step, process in enumerate(processes):
         output = process.communicate()[0]
         label = "exercise, steps 1 to %d written" % step if step else "a fresh exercise"
-        if step == len(STEPS):
+        if step == len(names):
             yield label + ": the suite passes", None if process.returncode == 0 else output
             return
-        (function, check), found = STEPS[step], blocks(output)
-        text = "\n".join(found[0][2]) if found else ""
+        said = "not written yet: step %d, `%s()`" % (step + 1, names[step])
+        shown = subprocess.run([sys.executable, "demo.py"], cwd=folders[step],
+                               stdout=subprocess.PIPE, universal_newlines=True).stdout
         problems = ["%d lines" % len(output.splitlines())] * (len(output.splitlines()) > 40)
-        problems += ["blocks %s" % [name for kind, name, lines in found]] * (
-            [name for kind, name, lines in found] != [check])
-        problems += ["no %r" % words for words in ("the rule broken: " + check[5:].replace(
-            "_", " "), "%s() in evaluate.py" % function) if words not in text]
-        if step == CLASS:
-            label += " (the class path): every class check passes, then homework"
-        yield "%s: %s asks for %s()" % (label, check, function), "; ".join(problems) or None
+        problems += ["a line over 79 columns"] * any(
+            len(line) > 79 for line in output.splitlines() if not line.startswith('  File "'))
+        problems += ["blocks %s" % [kind for kind, name, lines in blocks(output)]] * (
+            [kind for kind, name, lines in blocks(output)] != ["FAIL"])
+        problems += ["no %r" % said] * (said not in output)
+        table = pathlib.Path(ROOT, ".ci", "expected_demo_output.txt").read_text()
+        problems += ["demo.py: %r" % shown[:300]] * (shown != table if step >= CLASS else (
+            shown.count("\n") != 1 or said not in shown))
+        yield "%s: the next is %s()" % (label, names[step]), "; ".join(problems) or None
 
 
 def between(source, region):
@@ -105,9 +100,9 @@ def between(source, region):
     return "\n".join(lines[:start] + region(lines[start:end - 1]) + lines[end - 1:])
 
 
-def in_other_words(lines):
+def in_other_words(lines, lab=True):
     """Return the lines of the contract rewritten by ast.unparse (no comment, other
-    formatting), other local names, each private function renamed."""
+    formatting), other local names, in the lab each private function renamed."""
     tree = ast.parse("\n".join(lines))
     for function in [node for node in tree.body if isinstance(node, ast.FunctionDef)]:
         names = {node.id for node in ast.walk(function) if isinstance(node, ast.Name) and
@@ -117,7 +112,7 @@ def in_other_words(lines):
             if isinstance(node, ast.Name) and node.id in names:
                 node.id = "my_" + node.id
     region = ast.unparse(ast.fix_missing_locations(tree))
-    for index, node in enumerate(node for node in tree.body if isinstance(
+    for index, node in enumerate(node for node in tree.body if lab and isinstance(
             node, (ast.FunctionDef, ast.ClassDef)) and node.name.startswith("_")):
         region = re.sub(r"\b%s\b" % re.escape(node.name), "_own_helper_%d" % index, region)
     return region.split("\n")
@@ -126,15 +121,18 @@ def in_other_words(lines):
 def rewrite_checks(scratch):
     """Yield (label, problem or None): each rewrite passes the suite, in the project
     and in the lab, and demo.py prints what it prints with the contract as written."""
-    own = pathlib.Path(ROOT, ".ci", "own_contract.py").read_text(encoding="utf-8").split("\n")
-    versions = [("own contract", lambda lines: own)] + [
+    import defects  # (.ci's own: it imports this module)
+    right = defects.entries()[0][2]
+    versions = [("the exercise written by another hand", None)] + [
         ("rewrite in other words", in_other_words)] * (sys.version_info >= (3, 9))
     processes = []
     for (what, region), where in [(version, where) for version in versions
                                   for where in ("project", "lab")]:
         files = lab_or_project(where == "lab")
+        source = defects.with_functions(files["evaluate.py"], right) if region is None \
+            else between(files["evaluate.py"], lambda lines: region(lines, where == "lab"))
         folder = written(os.path.join(scratch, "%s-%s" % (what, where)), dict(
-            files, **{"evaluate.py": between(files["evaluate.py"], region)}))
+            files, **{"evaluate.py": source}))
         processes.append((what, where, folder, run_suite(folder)))
     for what, where, folder, process in processes:
         output = process.communicate()[0]

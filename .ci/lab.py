@@ -5,7 +5,7 @@
    README's last section; what to read said; `signal`, not `_signal`; no name
    of evaluate.py defined above its END line and below it.
 2. The lab's demo bytes and suite, from its folder and another; the exercise's
-   first failure names a rule and step 1's function.
+   first failure names step 1's function, not yet written.
 3. Refusals in one line, nothing written: a folder not empty, a file, one that
    cannot be written, an option after --lab; a write failing half way leaves
    nothing, and a rerun works; a folder's name shown by ascii().
@@ -23,7 +23,7 @@ from exercise import ROOT, blocks, demo, run_suite  # .ci's own module
 from reporting import reported  # .ci's own module
 
 EXPECTED = os.path.join(ROOT, ".ci", "expected_demo_output.txt")
-SIZES = {"evaluate.py": 520, "test_evaluate.py": 800, "demo.py": 60, "README.md": 200}
+SIZES = {"evaluate.py": 520, "test_evaluate.py": 840, "demo.py": 70, "README.md": 200}
 
 
 def run_demo(*arguments, cwd=ROOT, script=os.path.join(ROOT, "demo.py")):
@@ -57,8 +57,8 @@ def cut_checks(folder, which):
             if "full module" in text.lower()] + ["fixtures.py"] * (
                 "tags" in texts["fixtures.py"] or "POLICY" in texts["fixtures.py"])
     yield which + ": nothing of the full module but the README's last section", full or None
-    said = [name for name in ("evaluate.py", "test_evaluate.py", "README.md")
-            if "what to read" not in texts[name][:2000].lower()]
+    said = [name for name in ("evaluate.py", "test_evaluate.py", "README.md") if not any(
+        words in texts[name][:2000].lower() for words in ("what to read", "read the rules"))]
     said += ["demo.py"] * ("import signal" not in texts["demo.py"] or "_signal" in texts["demo.py"])
     yield which + ": what to read said in 3 files, signal not _signal", said or None
 
@@ -85,8 +85,8 @@ def lab_checks(scratch):
             None if done.returncode == 0 else done.stdout[-800:]
     found = blocks(run_suite(exercise).communicate()[0])
     first = "\n".join(found[0][2]) if found else ""
-    yield "a fresh exercise fails, naming a rule and %s()" % demo.EXERCISE[0], None if (
-        "the rule broken:" in first and demo.EXERCISE[0] + "() in" in first) else first
+    said = "not written yet: step 1, `%s()`" % demo.EXERCISE[0]
+    yield "a fresh exercise fails, saying " + said, None if said in first else first
 
 
 def failing_open(path, mode="r", **keywords):

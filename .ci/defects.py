@@ -1,15 +1,12 @@
 """A catalogue of wrong scorers a student could write, and one right one.
 
-Each entry below is a function of the exercise (demo.EXERCISE) written as a
-student might, in a style of their own, with one rule wrong. It replaces
-that function in evaluate.py of a copy of the course lab (with --project, of
-the project), and `python -m unittest` there must fail in at most 300 lines,
-first at the worked check of the rule it breaks ("!": raising, in that
-function), each line of that failure's message within 79 columns. The entry
-"right" rewrites every function of the exercise: it must pass. The README's
-"Break the scorer on purpose" rows must each be an entry of a function the
-exercise leaves to write.   python .ci/defects.py [--project]: a line per
-check, then "N passed, N failed".
+Each entry is a function of the exercise (demo.EXERCISE) as a student might write it, in a
+style of their own, one rule wrong: a def, or -/+ lines that change the right rewrite. Put
+into evaluate.py of the course lab (--project: of the project), it must make python -m
+unittest fail in at most 300 lines, first at the worked check of its rule ("!": raising in
+that function), each line in the lab within 79 columns. The right rewrite of every function
+must pass. Each README "Break the scorer" row must be an entry.
+    python .ci/defects.py [--project]: a line per check, then "N passed, N failed".
 """
 import ast
 import os
@@ -17,8 +14,7 @@ import re
 import sys
 import tempfile
 
-from exercise import ROOT, blocks, demo, lab_or_project, run_suite, written
-from reporting import reported  # .ci's own module
+from exercise import ROOT, blocks, demo, lab_or_project, reported, run_suite, wide, written
 
 MAX_LINES = 300
 CATALOGUE = r'''
@@ -130,27 +126,13 @@ def _retrieval_counts(relevant, retrieved, k):
     return {"relevant": len(relevant), "k": len(top), "hits": len(ranks),
             "first_hit": min(ranks, default=None)}
 ### ranks from 0 | ranks_count_from_one
-def _retrieval_counts(relevant, retrieved, k):
-    if relevant is None:
-        return {"relevant": None, "k": k, "hits": None, "first_hit": None}
-    hits, first = 0, None
-    for rank, doc in enumerate(retrieved[:k]):
-        if doc in relevant:
-            hits += 1
-            if first is None:
-                first = rank
-    return {"relevant": len(relevant), "k": k, "hits": hits,
-            "first_hit": first}
+-    for rank in range(1, min(k, len(retrieved)) + 1):
+-        if retrieved[rank - 1] in relevant:
++    for rank in range(min(k, len(retrieved))):
++        if retrieved[rank] in relevant:
 ### the last hit's rank | the_first_hit_is_the_best_ranked_relevant_one_in_the_top_k
-def _retrieval_counts(relevant, retrieved, k):
-    if relevant is None:
-        return {"relevant": None, "k": k, "hits": None, "first_hit": None}
-    hits, first = 0, None
-    for rank, doc in enumerate(retrieved[:k], start=1):
-        if doc in relevant:
-            hits, first = hits + 1, rank
-    return {"relevant": len(relevant), "k": k, "hits": hits,
-            "first_hit": first}
+-            first = first or rank
++            first = rank
 ### every document retrieved a hit | the_top_k_holds_k_documents_no_more_no_fewer
 def _retrieval_counts(relevant, retrieved, k):
     if relevant is None:
@@ -246,10 +228,6 @@ def _claim_counts(support, claims, reasons):
 -        out["rr"] = 1 / counts["first_hit"] if counts["first_hit"] else 0.0
 +        out["rr"] = counts["hits"] / (counts["first_hit"] or 1) * bool(
 +            counts["first_hit"])
-### rr of no hit, n/a | no_hit_gives_a_reciprocal_rank_of_zero_not_na
--        out["rr"] = 1 / counts["first_hit"] if counts["first_hit"] else 0.0
-+        if counts["first_hit"] is not None:
-+            out["rr"] = 1 / counts["first_hit"]
 ### rr of no hit, 1 / None | no_hit_gives_a_reciprocal_rank_of_zero_not_na!
 -        out["rr"] = 1 / counts["first_hit"] if counts["first_hit"] else 0.0
 +        out["rr"] = 1 / counts["first_hit"]
@@ -347,13 +325,6 @@ def _unsupported_because(claim_id, citations, labels, visible, corpus):
 ### only the top k disclosed | a_restricted_document_in_the_top_k_or_cited_is_disclosed
 -        seen |= set(cited)
 +        pass
-### every document retrieved disclosed | a_restricted_document_in_the_top_k_or_cited_is_disclosed
-def _disclosed(restricted, retrieved, claims, k):
-    seen = list(retrieved)
-    for _, cited in claims:
-        seen += [doc for doc in cited if doc not in seen]
-    return tuple(sorted({d for d in seen if d in restricted},
-                        key=restricted.get))
 ### disclosures in the order seen | disclosures_come_in_the_order_of_restricted
 def _disclosed(restricted, retrieved, claims, k):
     seen = list(retrieved[:k])
@@ -361,20 +332,10 @@ def _disclosed(restricted, retrieved, claims, k):
         seen += [doc for doc in cited if doc not in seen]
     return tuple(doc for doc in seen if doc in restricted)
 ### an empty optional added to a case nobody judged | lenient_agrees_each_disputed_label_in_a_new_case
-def _lenient_reading(case):
-    reading = {key: case[key] for key in case if key != "disputed"}
-    support = dict(case["support"] or {})
-    optional = dict(case.get("optional", {}))
-    for claim, docs in case.get("disputed", {}).items():
-        if claim in support:
-            support[claim] = support[claim] + docs
-        else:
-            optional[claim] = optional.get(claim, ()) + docs
-    if case["support"] is not None:
-        reading["support"] = support
-    if optional or case["support"] is None:
-        reading["optional"] = optional
-    return reading
+-    disputed = new.pop("disputed", None)
+-    if disputed is None:
+-        return new
++    disputed = new.pop("disputed", {})
 ### disputed sources first | lenient_agrees_each_disputed_label_in_a_new_case
 -        target[claim] = target.get(claim, ()) + extra
 +        target[claim] = extra + target.get(claim, ())
@@ -467,9 +428,7 @@ def problems(output, check, function, lab):
     kind, name, block = printed[0]
     if name != "test_" + check.rstrip("!"):
         found.append("the first block is %s" % name)
-    if lab and any(len(line) > 79 for line in output.splitlines()
-                   if not line.startswith('  File "')):
-        found.append("a line over 79 columns")
+    found += ["a line over 79 columns"] * (lab and wide(output))
     if check.endswith("!"):
         frames = re.findall(r'evaluate\.py", line \d+, in (\w+)$', "\n".join(block), re.M)
         if kind != "ERROR" or frames[-1:] != [function]:

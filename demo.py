@@ -281,7 +281,7 @@ LAB_ENDINGS = {  # what the lab's file gets after its part
     "test_evaluate.py": "\n\n__unittest = True  # a failure shows its message, "
     "not this file's lines\n\n" 'if __name__ == "__main__":\n    unittest.main()\n'}
 EXERCISE = ("_retrieval_counts", "_labels", "_claim_counts", "_values",
-            "_unsupported_because", "_uncovered", "_disclosed",
+            "_uncovered", "_unsupported_because", "_disclosed",
             "_lenient_reading", "_reviewed")  # in step order
 
 

@@ -349,8 +349,15 @@ def _values(counts):
     }
 
 
+def _uncovered(support, supported):
+    """Step 5. Return a tuple of the claim IDs of support (a dict), in its
+    order, not in the set supported: the expected claims not covered."""
+    return tuple(claim_id for claim_id in support
+                 if claim_id not in supported)
+
+
 def _unsupported_because(claim_id, citations, labels, visible, corpus):
-    """Step 5. Return None for a supported claim, else the first rule it
+    """Step 6. Return None for a supported claim, else the first rule it
     breaks, in this order, each rule tried on every citation before the
     next: "no citation" (citations, a tuple, is empty); "no label"
     (claim_id is no key of labels, from _labels()); "not in the corpus"
@@ -374,13 +381,6 @@ def _reasons(labels, retrieved, claims, k, corpus):
     return [(claim_id, _unsupported_because(claim_id, citations, labels,
                                             visible, corpus))
             for claim_id, citations in claims]
-
-
-def _uncovered(support, supported):
-    """Step 6. Return a tuple of the claim IDs of support (a dict), in its
-    order, not in the set supported: the expected claims not covered."""
-    return tuple(claim_id for claim_id in support
-                 if claim_id not in supported)
 
 
 def _disclosed(restricted, retrieved, claims, k):

@@ -453,7 +453,7 @@ class WorkedChecks(TestCase):
         self.assertRows(lambda *pairs: supported(**dict(pairs)), rows)
 
     # Step 3, the counts of claims: None passes through. (The supported
-    # claims are counted once step 5 judges them.)
+    # claims are counted once step 6 judges them.)
 
     def test_no_answer_or_no_labels_count_and_explain_no_claim(self):
         no_answer = {"retrieved": ("launch",), "claims": None}
@@ -545,7 +545,28 @@ class WorkedChecks(TestCase):
                 kind = bool if metric == "abstention_correct" else float
                 self.assertIn(type(value), (kind, type(None)), metric)
 
-    # Step 5, strict citations: a claim is supported when every citation
+    # Step 5, coverage: an expected claim no supported claim states is
+    # uncovered. Empty answers: every expected claim is.
+
+    def test_uncovered_claims_come_in_label_order(self):
+        def uncovered(support):
+            case = case_with(support=support)
+            return tuple(evaluate.explain(CORPUS, case, NOTHING)
+                         ["uncovered"])  # (a list would do here)
+        switch, smoke = ("rollback",), ("checklist",)
+        rows = [(({"switch": switch, "smoke": smoke},), ("switch", "smoke")),
+                (({"smoke": smoke, "switch": switch},), ("smoke", "switch"))]
+        self.assertRows(uncovered, rows)
+
+    def test_an_unanswerable_question_leaves_nothing_uncovered(self):
+        unanswerable = {"relevant": (), "support": {}}
+        self.assertEqual(tuple(evaluate.explain(
+            CORPUS, unanswerable, NOTHING)["uncovered"]), ())
+        nothing_listed = {"relevant": (), "support": None, "optional": {}}
+        self.assertIsNone(evaluate.explain(CORPUS, nothing_listed, NOTHING)
+                          ["uncovered"])
+
+    # Step 6, strict citations: a claim is supported when every citation
     # is a labelled source of it in the top k.
 
     def test_a_claim_citing_its_labelled_source_is_supported(self):
@@ -611,27 +632,6 @@ class WorkedChecks(TestCase):
         counts = evaluate.tally(CORPUS, case, RUNS["launch"]["B"])
         self.assertEqual((counts["supported"], counts["expected"],
                           counts["covered"]), (2, 1, 1))
-
-    # Step 6, coverage: an expected claim no supported claim states is
-    # uncovered. Empty answers first: every expected claim is.
-
-    def test_uncovered_claims_come_in_label_order(self):
-        def uncovered(support):
-            case = case_with(support=support)
-            return tuple(evaluate.explain(CORPUS, case, NOTHING)
-                         ["uncovered"])  # (a list would do here)
-        switch, smoke = ("rollback",), ("checklist",)
-        rows = [(({"switch": switch, "smoke": smoke},), ("switch", "smoke")),
-                (({"smoke": smoke, "switch": switch},), ("smoke", "switch"))]
-        self.assertRows(uncovered, rows)
-
-    def test_an_unanswerable_question_leaves_nothing_uncovered(self):
-        unanswerable = {"relevant": (), "support": {}}
-        self.assertEqual(tuple(evaluate.explain(
-            CORPUS, unanswerable, NOTHING)["uncovered"]), ())
-        nothing_listed = {"relevant": (), "support": None, "optional": {}}
-        self.assertIsNone(evaluate.explain(CORPUS, nothing_listed, NOTHING)
-                          ["uncovered"])
 
     def test_the_supported_expected_claims_are_the_covered_ones(self):
         counts = evaluate.tally(CORPUS, CASE, RUNS["rollback"]["A"])

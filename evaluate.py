@@ -307,12 +307,12 @@ def _labels(case):
 
 
 def _claim_counts(support, claims, reasons):
-    """Step 3. Return {"generated": the pairs of claims, "supported": the
-    pairs of reasons ((claim ID, reason), a pair per claim) whose reason is
-    None, "expected": the claims of support, "covered": the supported
-    claims that are keys of support}, each a number. None passes through:
-    each is None when what it counts (claims, reasons, support) is None;
-    "covered" is None when reasons or support is."""
+    """Step 3. Return {"generated": how many pairs claims holds,
+    "supported": how many pairs of reasons ((claim ID, reason), a pair per
+    claim) have the reason None, "expected": how many claims support holds,
+    "covered": how many supported claims are keys of support}. None passes
+    through: each is None when what it counts (claims, reasons, support) is
+    None; "covered" is None when reasons or support is."""
     supported = None if reasons is None else [
         claim for claim, reason in reasons if reason is None]
     covered = None if supported is None or support is None else [
@@ -327,10 +327,10 @@ def _values(counts):
     """Step 4. Return the six values of counts (tally()'s), in order:
     "precision" hits / k, "recall" hits / relevant, "rr" 1 / first_hit
     (0.0 when first_hit is None), each None when relevant is 0 or None;
-    "support" supported / generated, None when either is 0 or None;
-    "coverage" covered / expected, None when covered is None or expected
-    is 0; "abstention_correct" only when covered is not None and expected
-    is 0 (unanswerable): True when generated is 0, else False; else None."""
+    "support" supported / generated, None when supported is None or
+    generated is 0; "coverage" covered / expected, None when covered is
+    None or expected is 0; "abstention_correct", when covered is not None
+    and expected is 0 (unanswerable), whether generated is 0, else None."""
     ranked = bool(counts["relevant"])  # n/a is None, never 0
     judged = counts["supported"] is not None and counts["generated"]
     listed = counts["covered"] is not None  # and the claims expected

@@ -253,8 +253,17 @@ def write(text, stream="stdout"):
 LAB_MAIN = """
 
 def main():
-    \"\"\"Print the per-question table of the fixture.\"\"\"
-    print("\\n".join(table_lines(fixture_rows())))
+    \"\"\"Print the per-question table, or the exercise's next step.\"\"\"
+    try:
+        print("\\n".join(table_lines(fixture_rows())))
+    except NotImplementedError:  # a rule of the exercise still to write
+        import evaluate
+        steps = [(len(text), text, name) for name, value in vars(
+            evaluate).items() for text in getattr(getattr(
+                value, "__code__", None), "co_consts", ()) if str(
+                    text).startswith("not written yet: step ")]
+        print("%s, `%s()`: python -m unittest checks it" % min(steps)[1:])
+        return 1
 
 
 if __name__ == "__main__":  # a reader that stops early: no traceback
@@ -268,12 +277,14 @@ LAB_CUTS = {  # file: the line that ends the lab's part, or None for all of it
     "demo.py": "# END OF THE LAB'S DEMO",
     "README.md": "<!-- END OF THE LAB -->",
     "fixtures.py": "# END OF THE LAB'S FIXTURE", "LICENSE": None}
+LAB_START = "<!-- START OF THE LAB -->"  # of README.md: the lab's begins
 LAB_ENDINGS = {  # what the lab's file gets after its part
     "demo.py": LAB_MAIN,
-    "test_evaluate.py": '\n\nif __name__ == "__main__":\n    unittest.main()\n'}
-EXERCISE = ("_retrieval_counts", "_values", "_labels", "_reasons",
-            "_claim_counts", "_uncovered", "_unsupported_because",
-            "_disclosed", "_reviewed", "_lenient_reading")  # in step order
+    "test_evaluate.py": "\n\n__unittest = True  # a failure shows its message, "
+    "not this file's lines\n\n" 'if __name__ == "__main__":\n    unittest.main()\n'}
+EXERCISE = ("_retrieval_counts", "_labels", "_claim_counts", "_values",
+            "_uncovered", "_unsupported_because", "_disclosed",
+            "_lenient_reading", "_reviewed")  # in step order
 
 
 def lab_files(exercise):
@@ -285,6 +296,8 @@ def lab_files(exercise):
             text = file.read()
         if marker is not None:
             lines = text.split("\n")
+            if LAB_START in lines:  # the title, then the lab's part
+                lines = lines[:1] + lines[lines.index(LAB_START) + 1:]
             end = next(index for index, line in enumerate(lines)
                        if line.startswith(marker))
             if name == "evaluate.py":
@@ -297,7 +310,8 @@ def lab_files(exercise):
 
 
 def stubbed(source, names):
-    """Return source with each named function's body, past its docstring, a raise."""
+    """Return source with each named function's body, past its docstring,
+    a raise that names its step (of EXERCISE)."""
     import ast
     lines = source.split("\n")
     nodes = [node for node in ast.parse(source).body
@@ -305,7 +319,8 @@ def stubbed(source, names):
     for node in sorted(nodes, key=lambda node: -node.lineno):  # bottom up
         indent = " " * node.body[0].col_offset
         lines[node.body[0].end_lineno:node.end_lineno] = [
-            indent + "raise NotImplementedError"]
+            indent + 'raise NotImplementedError("not written yet: step %d")'
+            % (EXERCISE.index(node.name) + 1)]
     return "\n".join(lines)
 
 

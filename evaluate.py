@@ -280,35 +280,64 @@ def validate(corpus, case, run, k):
 
 
 def _retrieval_counts(relevant, retrieved, k):
-    """Return the counts "relevant" (of the set relevant), "k", "hits" (the
-    relevant documents in the top k) and "first_hit" (the first one's rank,
-    from 1; None with no hit); each but k None when relevant is None."""
+    """Step 1. Return {"relevant": the size of the set relevant, "k": k,
+    "hits": how many of the first k of retrieved (IDs in rank order) are
+    relevant, "first_hit": the rank, from 1, of the first of those, None
+    with none}. Only the top k count: a relevant document ranked k + 1 is
+    no hit. Each count but k is None when relevant is None."""
     if relevant is None:  # nobody labelled relevance
         return {"relevant": None, "k": k, "hits": None, "first_hit": None}
-    # Only the top k count: a relevant document ranked k + 1 is no hit.
     ranks = [rank for rank, doc_id in enumerate(retrieved[:k], start=1)
              if doc_id in relevant]
     return {"relevant": len(relevant), "k": k, "hits": len(ranks),
             "first_hit": ranks[0] if ranks else None}
 
 
+def _labels(case):
+    """Step 2. Return {claim ID: the set of its sources} of each claim of
+    case["support"] (None holds none) and of case.get("optional", {}): an
+    optional claim is supported too. Return None instead when "support" is
+    None and the case has no key of _JUDGEMENTS ("optional", "disputed",
+    "rejected"), not even an empty one: nothing judges an answer."""
+    if case["support"] is None and not any(
+            key in case for key in _JUDGEMENTS):
+        return None
+    labels = {**(case["support"] or {}), **case.get("optional", {})}
+    return {claim_id: set(sources) for claim_id, sources in labels.items()}
+
+
+def _claim_counts(support, claims, reasons):
+    """Step 3. Return {"generated": how many pairs claims holds,
+    "supported": how many pairs of reasons ((claim ID, reason), a pair per
+    claim) have the reason None, "expected": how many claims support holds,
+    "covered": how many supported claims are keys of support}. None passes
+    through: each is None when what it counts (claims, reasons, support) is
+    None; "covered" is None when reasons or support is."""
+    supported = None if reasons is None else [
+        claim for claim, reason in reasons if reason is None]
+    covered = None if supported is None or support is None else [
+        claim for claim in supported if claim in support]
+    return {"generated": None if claims is None else len(claims),
+            "supported": None if supported is None else len(supported),
+            "expected": None if support is None else len(support),
+            "covered": None if covered is None else len(covered)}
+
+
 def _values(counts):
-    """Return the six values of one run's counts, in order: hits / k, hits
-    / relevant, 1 / first_hit (0.0 with no hit), supported / generated,
-    covered / expected, and whether no claim was made; None where a value
-    does not apply: the first three with nothing relevant, support with no
-    claim judged, coverage and abstention with "covered" None, coverage
-    with no claim expected, abstention with one."""
-    # n/a is never 0: a value that does not apply here is None.
-    ranked = bool(counts["relevant"])  # some document is labelled relevant
+    """Step 4. Return the six values of counts (tally()'s), in order:
+    "precision" hits / k, "recall" hits / relevant, "rr" 1 / first_hit
+    (0.0 when first_hit is None), each None when relevant is 0 or None;
+    "support" supported / generated, None when supported is None or
+    generated is 0; "coverage" covered / expected, None when covered is
+    None or expected is 0; "abstention_correct", when covered is not None
+    and expected is 0 (unanswerable), whether generated is 0, else None."""
+    ranked = bool(counts["relevant"])  # n/a is None, never 0
     judged = counts["supported"] is not None and counts["generated"]
     listed = counts["covered"] is not None  # and the claims expected
     first_hit = counts["first_hit"]
-    return {
-        # Fixed slots: the denominator is k even when fewer came back.
+    return {  # fixed slots: precision divides by k, however many came back
         "precision": counts["hits"] / counts["k"] if ranked else None,
         "recall": counts["hits"] / counts["relevant"] if ranked else None,
-        # No relevant document in the top k: 0.0, the lowest score.
         "rr": (1 / first_hit if first_hit else 0.0) if ranked else None,
         "support": counts["supported"] / counts["generated"]
         if judged else None,
@@ -320,107 +349,58 @@ def _values(counts):
     }
 
 
-def _labels(case):
-    """Return {claim ID: the set of its sources} of each claim a case labels
-    supported (expected or optional); None when "support" is None and no
-    key of _JUDGEMENTS, even empty, is given: nothing judges an answer."""
-    if case["support"] is None and not any(
-            key in case for key in _JUDGEMENTS):
-        return None
-    # An optional claim counts as supported, though it covers nothing.
-    labels = {**(case["support"] or {}), **case.get("optional", {})}
-    return {claim_id: set(sources) for claim_id, sources in labels.items()}
+def _uncovered(support, supported):
+    """Step 5. Return a tuple of the claim IDs of support (a dict), in its
+    order, not in the set supported: the expected claims not covered."""
+    return tuple(claim_id for claim_id in support
+                 if claim_id not in supported)
 
 
 def _unsupported_because(claim_id, citations, labels, visible, corpus):
-    """Return None for a supported claim, else the first rule it breaks,
-    each on every citation before the next: "no citation", "no label"
-    (labels: _labels()), "not in the corpus", "not a labelled source",
-    "outside the top k" (visible: the set of the top k)."""
-    # Strict citations: one good citation does not excuse a bad one.
-    if not citations:
+    """Step 6. Return None for a supported claim, else the first rule it
+    breaks, in this order, each rule tried on every citation before the
+    next: "no citation" (citations, a tuple, is empty); "no label"
+    (claim_id is no key of labels, from _labels()); "not in the corpus"
+    (no key of corpus); "not a labelled source" (not in labels[claim_id]);
+    "outside the top k" (not in visible, the set of the top k)."""
+    if not citations:  # one good citation does not excuse a bad one
         return "no citation"
     if claim_id not in labels:
         return "no label"  # nobody judged this claim supported
-    for cited in citations:
-        if cited not in corpus:
-            return "not in the corpus"  # often a typo in the run
-    for cited in citations:  # any labelled source will do, but each one
-        if cited not in labels[claim_id]:
-            return "not a labelled source"  # real, but not backing it
-    for cited in citations:
-        if cited not in visible:
-            return "outside the top k"  # a labelled source the system hid
+    for reason, known in (("not in the corpus", corpus),  # a typo, often
+                          ("not a labelled source", labels[claim_id]),
+                          ("outside the top k", visible)):  # hidden
+        if any(cited not in known for cited in citations):
+            return reason
     return None
 
 
 def _reasons(labels, retrieved, claims, k, corpus):
     """Return [(claim ID, _unsupported_because())] in answer order."""
-    # The top k was the answer stage's context: all it could back a claim.
-    visible = set(retrieved[:k])
+    visible = set(retrieved[:k])  # the answer stage's context: all it saw
     return [(claim_id, _unsupported_because(claim_id, citations, labels,
                                             visible, corpus))
             for claim_id, citations in claims]
 
 
-def _claim_counts(support, claims, reasons):
-    """Return the counts "generated" (the claims made), "supported" (those
-    whose reason is None), "expected" (the claims of support), "covered"
-    (the expected claims a supported claim states); None without their
-    parts: claims None (no answer), reasons None (no judge), support None."""
-    supported = covered = None
-    if reasons is not None:
-        supported = [claim for claim, reason in reasons if reason is None]
-    if supported is not None and support is not None:
-        covered = [claim for claim in supported if claim in support]
-    return {"generated": None if claims is None else len(claims),
-            "supported": None if supported is None else len(supported),
-            "expected": None if support is None else len(support),
-            "covered": None if covered is None else len(covered)}
-
-
-def _uncovered(support, supported):
-    """Return a tuple, in the order of support, of the expected claims
-    that no supported claim states (supported: a set)."""
-    return tuple(claim_id for claim_id in support
-                 if claim_id not in supported)
-
-
 def _disclosed(restricted, retrieved, claims, k):
-    """Return a tuple of the restricted documents (restricted: {ID: its
-    place}) in the top k or cited, in the order of their places."""
-    # The top k is the answer stage's context; a citation quotes it.
-    exposed = set(retrieved[:k])
+    """Step 7. Return a tuple of the keys of restricted ({ID: its place})
+    among the first k of retrieved or cited by a claim of claims ((claim
+    ID, citations) pairs), ordered by their places."""
+    exposed = set(retrieved[:k])  # the answer stage's context
     for claim_id, citations in claims:
-        exposed.update(citations)
+        exposed.update(citations)  # a citation quotes it
     found = [doc_id for doc_id in exposed if doc_id in restricted]
     return tuple(sorted(found, key=restricted.get))
 
 
-def _reviewed(reasons, loose, rejected):
-    """Return the strict reasons as reviewers' records tell them apart:
-    a claim in rejected is "judged unsupported", whatever else it breaks;
-    one only the lenient reading (loose) supports, "only a disputed label
-    supports it"; one with "no label" takes loose's reason."""
-    told = []
-    for (claim_id, reason), (_, loose_reason) in zip(reasons, loose):
-        if claim_id in rejected:
-            reason = "judged unsupported"
-        elif reason is not None and loose_reason is None:
-            reason = "only a disputed label supports it"
-        elif reason == "no label":  # disputed, or never reviewed
-            reason = loose_reason
-        told.append((claim_id, reason))
-    return told
-
-
 def _lenient_reading(case):
-    """Return a new case, every disputed label agreed and no "disputed"
-    key. A disputed source follows its claim's agreed ones: in "support"
-    when the claim is expected, else in "optional", which is added only
-    when it gets a claim or "support" is None (the case stays judged)."""
-    reading = {key: value for key, value in case.items()
-               if key != "disputed"}
+    """Step 8. Return a new dict: case, each disputed label agreed. With
+    no key "disputed", a copy. Else a copy without it, each disputed claim's
+    sources after its agreed ones: in "support" for a claim there, else in
+    "optional" (a new claim if need be); "support" is replaced unless None;
+    "optional" is set when it holds a claim or "support" is None."""
+    reading = {key: value for key, value in case.items() if key != "disputed"}
     if "disputed" in case:
         support = dict(case["support"] or {})
         optional = dict(case.get("optional", {}))
@@ -434,6 +414,25 @@ def _lenient_reading(case):
     return reading
 
 
+def _reviewed(reasons, loose, rejected):
+    """Step 9. Return [(claim ID, reason)], a pair per pair of reasons
+    (the strict reading's), told apart by reviewers' records: loose holds
+    the lenient reading's pairs in order; rejected is a set of claim IDs.
+    The first that applies: a claim in rejected, "judged unsupported",
+    whatever its reasons; a reason not None where loose's is None, "only a
+    disputed label supports it"; "no label", loose's reason; else as is."""
+    told = []
+    for (claim_id, reason), (_, loose_reason) in zip(reasons, loose):
+        if claim_id in rejected:
+            reason = "judged unsupported"
+        elif reason is not None and loose_reason is None:
+            reason = "only a disputed label supports it"
+        elif reason == "no label":  # disputed, or never reviewed
+            reason = loose_reason
+        told.append((claim_id, reason))
+    return told
+
+
 def _lookups(case):
     """Return what scoring reads of a checked case, as sets: its relevant
     documents (or None), "support", _labels(), {restricted ID: place}."""
@@ -443,14 +442,15 @@ def _lookups(case):
 
 
 def _judgement(lookups, retrieved, claims, k, corpus):
-    """Return the counts of a run as tally() gives them, its _reasons() or
-    None, and the restricted documents it discloses (case: _lookups())."""
+    """Return a run's counts as tally() gives them, its _reasons() or None,
+    and the restricted documents it discloses (lookups: _lookups())."""
     relevant, support, labels, restricted = lookups
     counts = _retrieval_counts(relevant, retrieved, k)
     reasons = None if claims is None or labels is None else _reasons(
         labels, retrieved, claims, k, corpus)
     counts.update(_claim_counts(support, claims, reasons))
-    disclosed = _disclosed(restricted, retrieved, claims or (), k)
+    disclosed = () if not restricted else _disclosed(  # none to disclose
+        restricted, retrieved, claims or (), k)
     counts["disclosed"] = len(disclosed)  # a count, never a score
     return {key: counts[key] for key in _COUNTS}, reasons, disclosed
 

@@ -1,19 +1,17 @@
-"""Walk the exercise lab as a student would, and rewrite the scorer twice.
+"""Walk the exercise lab as a student would, and write it by another hand.
 
 1. The walk: with the functions (demo.EXERCISE) of the steps before step n
-   written, `python -m unittest` in the lab prints at most 40 lines and one
-   FAIL block, step n's check, saying "the rule broken:" and the function to
-   write (at step CLASS, the first homework check); with all, the suite passes.
-2. (3.9+) The contract of one question in other words: private functions and
-   locals renamed, reformatted. 3. The contract from scratch (own_contract.py).
-   Each of 2 and 3 passes the whole suite and prints the demo's bytes, in the
-   project and in the lab.  python .ci/exercise.py: a line per check, then
-   "N passed, N failed".
+   written, `python -m unittest` in the lab prints at most 40 lines, each
+   within 79 columns, one FAIL block, saying "not written yet: step n,
+   `name()`", and so does `python demo.py`, in one line (from step CLASS + 1,
+   homework, it prints the table); with all, the suite passes.
+2. Every function of the exercise as another hand writes it (the right
+   rewrite of defects.py) passes the whole suite and prints the demo's
+   bytes, in the project and in the lab.
+   python .ci/exercise.py: a line per check, then "N passed, N failed".
 """
-import ast
 import os
 import pathlib
-import re
 import subprocess
 import sys
 import tempfile
@@ -21,20 +19,23 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 import demo  # noqa: E402  (after the path is set)
-from reporting import reported  # noqa: E402  (.ci's own module)
 
-STEPS = [  # the function each step writes, and the check that asks for it
-    ("_retrieval_counts", "test_the_top_k_holds_k_documents_no_more_no_fewer"),
-    ("_values", "test_precision_divides_the_hits_by_k"),
-    ("_reasons", "test_an_answer_is_judged_when_some_label_judges_it"),
-    ("_uncovered", "test_uncovered_claims_come_in_label_order"),
-    ("_unsupported_because", "test_a_claim_citing_its_labelled_source_is_supported"),
-    ("_disclosed", "test_a_restricted_document_in_the_top_k_or_cited_is_disclosed"),
-    ("_reviewed", "test_a_rejected_claim_is_told_from_one_nobody_reviewed"),
-    ("_lenient_reading", "test_lenient_agrees_each_disputed_label_in_a_new_case")]
-CLASS = 6  # the steps of a two-hour class; the rest is homework
-START, END = "START OF THE CONTRACT OF ONE QUESTION", "END OF THE CONTRACT OF ONE QUESTION"
+CLASS = 7  # the steps of a two-hour class; the rest is homework
 DEMO_OPTIONS = ([], ["--explain", "--summary"], ["--json", "--summary", "--explain"])
+TABLE = pathlib.Path(ROOT, ".ci", "expected_demo_output.txt").read_text(encoding="utf-8")
+
+
+def reported(checks):
+    """Print "label: ok", or "label: FAIL" and the problem indented, for each
+    (label, problem or None) of checks, then the tally; return the exit status."""
+    passed = failed = 0
+    for label, problem in checks:
+        print("%s: %s" % (label, "ok" if problem is None else "FAIL"))
+        if problem is not None:
+            print("    " + str(problem).replace("\n", "\n    "))
+        passed, failed = passed + (problem is None), failed + (problem is not None)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
 
 
 def run_suite(folder):
@@ -42,6 +43,12 @@ def run_suite(folder):
     return subprocess.Popen([sys.executable, "-m", "unittest"], cwd=folder,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             universal_newlines=True, env=dict(os.environ, EVERY_FAILURE="0"))
+
+
+def demo_says(folder, *options):
+    """Return what python demo.py prints in folder."""
+    return subprocess.run([sys.executable, "demo.py"] + list(options), cwd=folder,
+                          stdout=subprocess.PIPE, universal_newlines=True).stdout
 
 
 def blocks(output):
@@ -53,6 +60,11 @@ def blocks(output):
         elif found:
             found[-1][2].append(line)
     return found
+
+
+def wide(output):
+    """True when a line of output, but a traceback's file line, is over 79 columns."""
+    return any(len(line) > 79 for line in output.splitlines() if not line.startswith('  File "'))
 
 
 def lab_or_project(lab):
@@ -72,79 +84,45 @@ def written(folder, files):
 
 def walk(scratch):
     """Yield (label, problem or None) for each step of the exercise walk."""
-    lab, names = lab_or_project(True), [name for name, check in STEPS]
-    stubbed = demo.stubbed(lab["evaluate.py"], names)
-    if list(demo.EXERCISE) != names or demo.lab_files(True)["evaluate.py"] != stubbed:
-        yield "the exercise lab stubs the functions of STEPS", "it stubs others"
-    processes = [run_suite(written(os.path.join(scratch, "step%d" % step), dict(
-        lab, **{"evaluate.py": demo.stubbed(lab["evaluate.py"], names[step:])})))
-        for step in range(len(STEPS) + 1)]
-    for step, process in enumerate(processes):
+    lab, names = lab_or_project(True), list(demo.EXERCISE)
+    folders = [written(os.path.join(scratch, "step%d" % step), dict(
+        lab, **{"evaluate.py": demo.stubbed(lab["evaluate.py"], names[step:])}))
+        for step in range(len(names) + 1)]
+    for step, process in enumerate([run_suite(folder) for folder in folders]):
         output = process.communicate()[0]
         label = "exercise, steps 1 to %d written" % step if step else "a fresh exercise"
-        if step == len(STEPS):
+        if step == len(names):
             yield label + ": the suite passes", None if process.returncode == 0 else output
             return
-        (function, check), found = STEPS[step], blocks(output)
-        text = "\n".join(found[0][2]) if found else ""
+        said, shown = "not written yet: step %d, `%s()`" % (step + 1, names[step]), demo_says(
+            folders[step])
+        kinds = [kind for kind, name, lines in blocks(output)]
         problems = ["%d lines" % len(output.splitlines())] * (len(output.splitlines()) > 40)
-        problems += ["blocks %s" % [name for kind, name, lines in found]] * (
-            [name for kind, name, lines in found] != [check])
-        problems += ["no %r" % words for words in ("the rule broken: " + check[5:].replace(
-            "_", " "), "%s() in evaluate.py" % function) if words not in text]
-        if step == CLASS:
-            label += " (the class path): every class check passes, then homework"
-        yield "%s: %s asks for %s()" % (label, check, function), "; ".join(problems) or None
-
-
-def between(source, region):
-    """Return source with the lines between its START and END lines made region(lines)."""
-    lines = source.split("\n")
-    start, end = (next(number for number, line in enumerate(lines, start=1)
-                       if line.startswith("#") and word in line) for word in (START, END))
-    return "\n".join(lines[:start] + region(lines[start:end - 1]) + lines[end - 1:])
-
-
-def in_other_words(lines):
-    """Return the lines of the contract rewritten by ast.unparse (no comment, other
-    formatting), other local names, each private function renamed."""
-    tree = ast.parse("\n".join(lines))
-    for function in [node for node in tree.body if isinstance(node, ast.FunctionDef)]:
-        names = {node.id for node in ast.walk(function) if isinstance(node, ast.Name) and
-                 isinstance(node.ctx, ast.Store)} - {arg.arg for arg in ast.walk(function.args)
-                                                     if isinstance(arg, ast.arg)}
-        for node in ast.walk(function):
-            if isinstance(node, ast.Name) and node.id in names:
-                node.id = "my_" + node.id
-    region = ast.unparse(ast.fix_missing_locations(tree))
-    for index, node in enumerate(node for node in tree.body if isinstance(
-            node, (ast.FunctionDef, ast.ClassDef)) and node.name.startswith("_")):
-        region = re.sub(r"\b%s\b" % re.escape(node.name), "_own_helper_%d" % index, region)
-    return region.split("\n")
+        problems += ["a line over 79 columns"] * wide(output) + ["blocks %s" % kinds] * (
+            kinds != ["FAIL"]) + ["no %r" % said] * (said not in output)
+        problems += ["demo.py: %r" % shown[:300]] * (shown != TABLE if step >= CLASS else (
+            shown.count("\n") != 1 or said not in shown))
+        yield "%s: the next is %s()" % (label, names[step]), "; ".join(problems) or None
 
 
 def rewrite_checks(scratch):
-    """Yield (label, problem or None): each rewrite passes the suite, in the project
-    and in the lab, and demo.py prints what it prints with the contract as written."""
-    own = pathlib.Path(ROOT, ".ci", "own_contract.py").read_text(encoding="utf-8").split("\n")
-    versions = [("own contract", lambda lines: own)] + [
-        ("rewrite in other words", in_other_words)] * (sys.version_info >= (3, 9))
-    processes = []
-    for (what, region), where in [(version, where) for version in versions
-                                  for where in ("project", "lab")]:
+    """Yield (label, problem or None): the exercise written by another hand passes
+    the suite, in the project and in the lab, and demo.py prints the same bytes."""
+    import defects  # (.ci's own: it imports this module)
+    right, processes = defects.entries()[0][2], []
+    for where in ("project", "lab"):
         files = lab_or_project(where == "lab")
-        folder = written(os.path.join(scratch, "%s-%s" % (what, where)), dict(
-            files, **{"evaluate.py": between(files["evaluate.py"], region)}))
-        processes.append((what, where, folder, run_suite(folder)))
-    for what, where, folder, process in processes:
+        folder = written(os.path.join(scratch, where), dict(files, **{
+            "evaluate.py": defects.with_functions(files["evaluate.py"], right)}))
+        processes.append((where, folder, run_suite(folder)))
+    for where, folder, process in processes:
         output = process.communicate()[0]
-        yield "%s passes the suite, in the %s" % (what, where), \
+        yield "the exercise by another hand passes the suite, in the " + where, \
             None if process.returncode == 0 else output[-1500:]
-        outputs = [[subprocess.run([sys.executable, "demo.py"] + option, cwd=cwd,
-                                   stdout=subprocess.PIPE).stdout for cwd in (folder, ROOT)]
-                   for option in (DEMO_OPTIONS if where == "project" else DEMO_OPTIONS[:1])]
-        yield "%s prints what demo.py prints, in the %s" % (what, where), \
-            None if all(mine == theirs for mine, theirs in outputs) else "other output"
+        options = DEMO_OPTIONS if where == "project" else DEMO_OPTIONS[:1]
+        yield "the exercise by another hand prints what demo.py prints, in the " + where, None if all(
+            demo_says(folder, *option) == demo_says(ROOT, *option) for option in options) \
+            else "other output"
 
 
 if __name__ == "__main__":

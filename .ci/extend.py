@@ -1,16 +1,11 @@
 """Add two questions to the fixture as a student would, and check what the suite asks for.
 
-In a folder that holds only the four .py files (a course handout), then in
-one that also holds README.md, then in the course lab, this script adds an
-answerable question ("pager") and an unanswerable one ("budget") to
-fixtures.py, with runs of systems A and B. Then:
-1. `python -m unittest` must fail exactly the first row table,
-   EXPECTED_SCORES, with no error (the tests after it step aside), naming
-   the rows to add;
-2. with those four rows added to test_evaluate.py, worked out by hand
-   below, the whole suite must pass and `python demo.py` print 12 rows.
-
-    python .ci/extend.py        one line per check, then "N passed, N failed"
+In a folder of the four .py files alone (a course handout), in one with README.md too, and
+in the course lab: add an answerable question ("pager") and an unanswerable one ("budget"),
+run by A and B, to fixtures.py. python -m unittest must fail the first row table alone,
+EXPECTED_SCORES, naming the rows to add; with the rows below added (worked out by hand), the
+suite passes and python demo.py prints 12 rows.   python .ci/extend.py: a line per check,
+then "N passed, N failed".
 """
 import os
 import re
@@ -19,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-from reporting import reported  # .ci's own module
+from exercise import reported  # .ci's own module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HANDOUT = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py")
@@ -27,20 +22,15 @@ HANDOUT = ("evaluate.py", "fixtures.py", "demo.py", "test_evaluate.py")
 NEW_QUESTIONS = '''
 # Two questions added by a student.
 CORPUS["pager"] = "The fictional pager rotation hands over every Tuesday at noon."
-CASES["pager"] = {
-    "question": "When does the pager rotation hand over?",
-    "relevant": ("pager",),
-    "support":  {"tuesday": ("pager",)},
-}
+CASES["pager"] = {"question": "When does the pager rotation hand over?",
+                  "relevant": ("pager",), "support": {"tuesday": ("pager",)}}
 CASES["budget"] = {"question": "What is next year's budget?", "relevant": (), "support": {}}
 RUNS["pager"] = {
     "A": {"retrieved": ("archive", "pager"), "claims": (("tuesday", ("pager",)),)},
     "B": {"retrieved": ("pager",), "claims": (("tuesday", ("pager",)), ("noon", ("pager",)))},
 }
-RUNS["budget"] = {
-    "A": {"retrieved": (), "claims": ()},
-    "B": {"retrieved": ("launch",), "claims": (("budget", ("launch",)),)},
-}
+RUNS["budget"] = {"A": {"retrieved": (), "claims": ()},
+                  "B": {"retrieved": ("launch",), "claims": (("budget", ("launch",)),)}}
 '''
 
 # Worked out by hand. pager A: one hit (pager, second) in two slots, its one
@@ -51,14 +41,12 @@ NEW_ROWS = {
         '    ("pager", "A"):    (0.5, 1.0, 0.5, 1.0, 1.0, None),',
         '    ("pager", "B"):    (0.5, 1.0, 1.0, 0.5, 1.0, None),',
         '    ("budget", "A"):   (None, None, None, None, None, True),',
-        '    ("budget", "B"):   (None, None, None, 0.0, None, False),',
-    ],
+        '    ("budget", "B"):   (None, None, None, 0.0, None, False),'],
     "EXPECTED_EXPLANATIONS": [
         '    ("pager", "A"):    ((("tuesday", None),), (), ()),',
         '    ("pager", "B"):    ((("tuesday", None), ("noon", "no label")), (), ()),',
         '    ("budget", "A"):   ((), (), ()),',
-        '    ("budget", "B"):   ((("budget", "no label"),), (), ()),',
-    ],
+        '    ("budget", "B"):   ((("budget", "no label"),), (), ()),'],
 }
 ROW_TESTS = ["test_every_fixture_run_scores_exactly"]  # the second steps aside
 
@@ -124,10 +112,5 @@ def every_check():
                 yield "%s, %s" % (where, label), problem
 
 
-def main():
-    """Run the checks; return the exit status."""
-    return reported(every_check())
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(reported(every_check()))

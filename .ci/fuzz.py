@@ -1,14 +1,10 @@
 """Call every public function with mutated inputs: only EvaluationError may escape.
 
-Each round takes the fixture's data, a case, a run, counts and a paired
-test's values, replaces a few parts at random with odd values (wrong types,
-subclasses, huge ints, NaN, infinities, control characters, objects whose
-repr or eq raises), and calls report(), validate(), tally(), scores(),
-evaluate(), explain(), lenient(), ndcg(),
-paired_test() and p_text() with them. It also checks that no call changed
-the inputs it was given.
-
-    python .ci/fuzz.py [ROUNDS [SEED]]    one line per escape, then "N passed, N failed"
+Each round replaces a few parts of the fixture's data, a case, a run, counts and a paired
+test's values with odd values (wrong types, subclasses, huge ints, NaN, control characters,
+objects whose repr or eq raises), calls each public function with them, and checks that no
+call changed its inputs.   python .ci/fuzz.py [ROUNDS [SEED]]: one line per kind of
+escape, then "N passed, N failed".
 """
 import os
 import random
@@ -108,9 +104,6 @@ def escape(function, arguments, keywords):
 
 def main(arguments):
     """Run the rounds; print each kind of escape once."""
-    if arguments[:1] in (["-h"], ["--help"]):
-        print(__doc__)
-        return 0
     rounds = int(arguments[0]) if arguments else 400
     rng = random.Random(int(arguments[1]) if len(arguments) > 1 else 1)
     found, calls_made = {}, 0

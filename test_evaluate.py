@@ -1715,37 +1715,6 @@ class InputRules(TestCase):
             self.assertRegex(message, "^case: expected a dict, got " + shown_as + "$")
             self.assertLessEqual(len(message), len("case: expected a dict, got ") + 80)
 
-    def test_odd_values_anywhere_raise_only_value_errors(self):
-        self.assertTrue(issubclass(EvaluationError, ValueError))
-        odd = [None, True, 0, 1.5, "", "a", "A", b"a", (), [], {}, ("a",), ("a", "a"),
-               (("a", ()),), Str("a"), Tuple(), Dict(), BrokenRepr(), object(), {1: 2}]
-        places = [lambda v: inputs(corpus=v), lambda v: inputs(case=v),
-                  lambda v: inputs(run=v), lambda v: inputs(k=v),
-                  lambda v: inputs(corpus=dict(CORPUS, rollback=v)),
-                  lambda v: inputs(case=case_with(relevant=v)),
-                  lambda v: inputs(case=case_with(support=v)),
-                  lambda v: inputs(case=case_with(support={"switch": v})),
-                  lambda v: inputs(case=case_with(restricted=v)),
-                  lambda v: inputs(run=run_with(retrieved=v)),
-                  lambda v: inputs(run=run_with(claims=v)),
-                  lambda v: inputs(run=run_with(claims=(v,))),
-                  lambda v: inputs(run=run_with(claims=((v, ()),))),
-                  lambda v: inputs(run=run_with(claims=(("switch", v),)))]
-
-        def outcome(place, value):
-            try:
-                result = evaluate.evaluate(**places[place](value))
-            except EvaluationError:
-                return "rejected"
-            return "scored" if list(result) == METRICS else "keys out of order"
-        outcomes = collections.Counter(outcome(place, value)
-                                       for place in range(len(places)) for value in odd)
-        # Fourteen are valid: the texts "a", "A" and None (none given), relevant and support
-        # of None (nobody labelled them), nothing restricted, an empty retrieval, claims of
-        # None (no answer) and none, a claim "a" (twice) and "A", no citations, and a
-        # citation outside the corpus.
-        self.assertEqual(outcomes, {"rejected": 266, "scored": 14})
-
 # --- An independent arithmetic sweep ----------------------------------------------
 
 # (relevant, support): the labels of each swept question.

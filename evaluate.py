@@ -2616,9 +2616,12 @@ def _trec_lines(file, name, left):
         data = rest + chunk
         cut = data.rfind(b"\n") + 1 if chunk else len(data)
         data, rest = data[:cut], data[cut:]
-        if len(rest) > _MAX_LINE:
-            raise _trec_fault(name, number + data.count(b"\n") + 1, "expected "
-                              "a line of at most %s bytes", _MAX_LINE)
+        sizes = list(map(len, (data + rest).split(b"\n")))
+        if max(sizes) > _MAX_LINE:
+            raise _trec_fault(name, number + 1 + next(
+                index for index, size in enumerate(sizes)
+                if size > _MAX_LINE), "expected a line of at most %s "
+                "bytes", _MAX_LINE)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:

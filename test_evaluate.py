@@ -4014,8 +4014,8 @@ class TrecFiles(TestCase):
                                                              "'7067032' is ranked twice for "
                                                              "topic 'T1'"),
             (QRELS, [""], "run0: holds no line"),
-            (QRELS, ["T1 Q0 d 1 1 t\n#" + "c" * 4096], "run0, line 2: expected a line of at "
-                                                        "most 4096 bytes"),
+            (QRELS, ["T1 Q0 d 1 1 t\n#" + "c" * 4096 + "\nT1 Q0 e 2 1 t\n"],
+             "run0, line 2: expected a line of at most 4096 bytes"),
             ("T7 0 d 1\n", [RUN_FILE], "no topic of the runs is in the qrels")]
 
         def fault(qrels, runs):

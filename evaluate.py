@@ -1032,25 +1032,21 @@ def _records(data, explaining):
 # compared as the exact fractions they stand for. p is found the first of
 # three textbook ways its budget allows:
 #
-#   listed    exact     every one of the 2**m sign assignments of the m
-#                       moved units, while m is at most 36: the sums of
-#                       each half's subsets, one half sorted (meet in the
-#                       middle)
+#   listed    exact     each of the 2**m sign assignments of the m moved
+#                       units, m at most 36: each half's subset sums, one
+#                       half sorted (meet in the middle)
 #   counted   exact     the differences share a small unit: a table of how
 #                       many sign assignments give each sum
-#   sampled   sampled   up to 100,000 assignments drawn from a seed fixed
-#                       by the test's data, a random sign for each unit,
-#                       units in name order: p = (hits + 1) / (draws + 1),
-#                       which holds at any level (the observed assignment is
-#                       one of the draws), and p_upper, a bound the true p
-#                       is below at 99.9% confidence (Chernoff's)
+#   sampled   sampled   random signs from a seed the data fixes, units in
+#                       name order (where ten or more share a size, a draw
+#                       counts that size's plus signs at once): p = (hits +
+#                       1) / (draws + 1), which holds at any level, and
+#                       p_upper, a bound the true p is below at 99.9%
 #
-# The paired tests of one report share one budget: 30 million steps of
-# exact work in all (a step is a table cell; a listed sum weighs 8), and
-# 60 million unit-draws of sampling in all, so each sampled test draws
-# 100,000 times, or fewer when the report's tests move more than 600 units
-# together (at least 1,000 times). About 3 s on CPython 3.8 at most.
-
+# The tests of one report, as one paired_test() call, share one budget: 30
+# million steps of exact work (22 million a test; a step is a table cell, a
+# listed sum weighs 8), and 60 million unit-draws: 100,000 draws a test, or
+# fewer when the tests move over 600 units together (1,000 at least).
 
 _LARGEST_FLOAT = 1.7976931348623157e308
 _MAX_DENOMINATOR = 10 ** 6  # 0.3 is read as 3/10, a third as 1/3 ...
@@ -1075,13 +1071,18 @@ class _Budget(_Record):
     __slots__ = ("steps", "draws")
 
 
+def _draws(moved):
+    """Return the draws of each sampled test when the tests move `moved`
+    units in all."""
+    return max(_MIN_DRAWS, min(_MAX_DRAWS, _REPORT_DRAWS // max(moved, 1)))
+
+
 def _exact(number):
     """Return the fraction a number stands for: 0.5 is 1/2, 0.3 is 3/10 and
     1 - 2/3 is 1/3: a float within 64 units in the last place of a fraction
     whose denominator is at most a million is read as that fraction; any
     other, as it is."""
-    # Imported here: loading fractions takes longer than printing the table.
-    from fractions import Fraction
+    from fractions import Fraction  # slow to load: the table needs none
     value = Fraction(number)  # a float's value, exactly
     if value.denominator <= _MAX_DENOMINATOR:
         return value  # 0.5 or 3.0: small already
@@ -1096,34 +1097,29 @@ def _exact(number):
     return near if gap <= _CLOSE_ULPS * b * power else value
 
 
-def _common_denominator(fractions):
-    """Return the least common multiple of the fractions' denominators, or
-    None once it needs over 2,200 bits."""
+def _scaled(fractions):
+    """Return (scale, the fractions times scale): whole numbers over their
+    least common denominator, or (None, the fractions) once that needs over
+    2,200 bits."""
     scale = 1
     for denominator in {fraction.denominator for fraction in fractions}:
         scale = scale * denominator // math.gcd(scale, denominator)
         if scale.bit_length() > _MAX_UNIT_BITS:
-            return None
-    return scale
+            return None, fractions
+    return scale, [fraction.numerator * (scale // fraction.denominator)
+                   for fraction in fractions]
 
 
-def _float_mean(fractions):
-    """Return the mean of exact values as a float: exact and rounded once
-    while their common denominator is small, else from the floats' sum, a
-    few units in the last place off; an infinity beyond the largest float."""
-    from fractions import Fraction
-    scale = _common_denominator(fractions)
-    if scale is None:
-        try:
-            return math.fsum(float(value) for value in fractions) / len(fractions)
-        except OverflowError:  # beyond the largest float on the way
-            return math.inf if sum(fractions) > 0 else -math.inf
-    whole = sum(value.numerator * (scale // value.denominator)
-                for value in fractions)
-    mean = Fraction(whole, scale * len(fractions))
-    if abs(mean) > _LARGEST_FLOAT:
-        return math.inf if mean > 0 else -math.inf
-    return float(mean)
+def _float_mean(scale, numbers):
+    """Return the mean of _scaled() numbers as a float: exact and rounded
+    once with a scale, else from the floats' sum, a few units in the last
+    place off; an infinity beyond the largest float."""
+    try:
+        if scale is None:
+            return math.fsum(map(float, numbers)) / len(numbers)
+        return sum(numbers) / (scale * len(numbers))
+    except OverflowError:  # beyond the largest float on the way
+        return math.inf if sum(numbers) > 0 else -math.inf
 
 
 def _subset_sums(sizes):
@@ -1141,10 +1137,8 @@ def _listed_count(sizes, limit):
     from bisect import bisect_right
     half = len(sizes) // 2
     low = sorted(_subset_sums(sizes[:half]))
-    count = 0
-    for total in _subset_sums(sizes[half:]):
-        count += bisect_right(low, limit - total)
-    return count
+    return sum(bisect_right(low, limit - total)
+               for total in _subset_sums(sizes[half:]))
 
 
 def _counted_count(sizes, limit):
@@ -1159,53 +1153,12 @@ def _counted_count(sizes, limit):
     return sum(ways)
 
 
-def _plus_parts(units, count, draws):
-    """Return `count` sums of the plus part of random sign assignments of
-    the units: bit i of a draw picks the i-th unit from the end. The sums
-    of each 8 units' 256 subsets are listed once, so a draw adds one sum a
-    byte: the same sums (each exact) as adding unit by unit, 5 times
-    sooner."""
-    backwards, tables = units[::-1], []
-    for start in range(0, len(units), 8):
-        sums = [0.0]  # sums[i]: the subset whose units are i's bits
-        for unit in backwards[start:start + 8]:
-            sums += [total + unit for total in sums]
-        tables.append(sums)
-    width, sums = (len(units) + 7) // 8, []
-    for _ in range(count):
-        picks = draws.getrandbits(len(units)).to_bytes(width, "little")
-        sums.append(sum(map(list.__getitem__, tables, picks)))
-    return sums
-
-
-def _sampled_count(sizes, observed, count):
-    """Return how many of `count` random sign assignments of the float
-    sizes give a sum at least `observed` from 0, from a seed fixed by the
-    sizes: the same on every run and every CPython, and another for other
-    data (so that the tests of one report err apart)."""
-    from random import Random
-    # Each size in whole units of 2**-52 of the total, so that every sum is
-    # exact. Rounding moves a sum by under 2 units a size: a draw that close
-    # counts as extreme, so rounding can only raise p.
-    scale = 2 ** 52 / math.fsum(sizes)
-    units = [float(round(size * scale)) for size in sizes]
-    total = sum(units)
-    limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
-    extreme, seed = 0, _SEED * 2 ** 64 + int(total) + len(units)
-    for plus in _plus_parts(units, count, Random(seed)):
-        extreme += plus <= limit or plus >= total - limit
-    return extreme
-
-
-def _exact_p(moved, budget):
-    """Return the exact p of the moved differences, listed or counted, or
-    None when the budget cannot pay for it (it pays what it costs)."""
+def _exact_p(sizes, observed, budget):
+    """Return the exact p of moved units of whole sizes whose signed sum is
+    observed from 0, listed or counted, or None when the budget cannot pay
+    for it (it pays what it costs)."""
     from fractions import Fraction
-    scale, m = _common_denominator(moved), len(moved)
-    if scale is None:
-        return None
-    units = [d.numerator * (scale // d.denominator) for d in moved]
-    sizes, observed = [abs(unit) for unit in units], abs(sum(units))
+    m = len(sizes)
     if not observed:
         return Fraction(1)  # every sum is as far from 0 as that
     # Signs split the sizes into a plus part and a minus part, and the sum
@@ -1224,40 +1177,65 @@ def _exact_p(moved, budget):
     return None
 
 
-def _tails(floats, observed):
-    """Return (the normal law's two-sided tail at the observed sum, with
-    the sum's variance; Hoeffding's bound on the exact p): both known
-    without sampling, the second never below the exact p."""
-    variance = math.fsum(value * value for value in floats)
-    normal = math.erfc(observed / math.sqrt(2 * variance))
-    return normal, min(1.0, 2 * math.exp(-observed ** 2 / (2 * variance)))
+def _plus_by_bits(units, count, draws):
+    """Return `count` sums of the plus part of random sign assignments of
+    the units: bit i of a draw picks the i-th unit from the end. The sums
+    of each 8 units' 256 subsets are listed once, so a draw adds one sum a
+    byte: the same sums (each exact) as adding unit by unit, 5 times
+    sooner."""
+    if not units:
+        return [0.0] * count
+    backwards, tables = units[::-1], []
+    for start in range(0, len(units), 8):
+        tables.append(_subset_sums(backwards[start:start + 8]))
+    width, sums = (len(units) + 7) // 8, []
+    for _ in range(count):
+        picks = draws.getrandbits(len(units)).to_bytes(width, "little")
+        sums.append(sum(map(list.__getitem__, tables, picks)))
+    return sums
 
 
-def _sign_flip_p(differences, budget):
-    """Return {p, method, samples, standard_error, p_upper, normal_p} of
-    the two-sided sign-flip test of the units' differences, in the order
-    of the units' names, as the budget allows (see _Budget)."""
-    from fractions import Fraction
-    moved = [difference for difference in differences if difference]
-    found = dict(p=Fraction(1), method="exact", samples=None,
-                 standard_error=0.0, p_upper=Fraction(1), normal_p=1.0)
-    if not moved:
-        return found  # every sum is 0, as far as observed
-    largest = max(abs(difference) for difference in moved)
-    signed = [float(difference / largest) for difference in moved]
-    # fsum: the same float on every CPython (3.12's sum() compensates).
-    floats, observed = [abs(value) for value in signed], abs(math.fsum(signed))
-    found["normal_p"], hoeffding = _tails(floats, observed)
-    p = _exact_p(moved, budget)
-    if p is not None:
-        return dict(found, p=p, p_upper=p)
-    # The observed assignment counts as one draw, so p is never 0.
-    extreme = _sampled_count(floats, observed, budget.draws)
-    p = Fraction(1 + extreme, 1 + budget.draws)
-    error = (float(p) * (1 - float(p)) / budget.draws) ** 0.5
-    upper = min(_upper_bound(extreme, budget.draws), hoeffding)
-    return dict(found, p=p, method="sampled", samples=budget.draws,
-                standard_error=error, p_upper=upper)
+def _plus_parts(units, count, draws):
+    """Return `count` sums of the plus part of random sign assignments of
+    the units: _plus_by_bits() of the units whose size fewer than ten
+    share, then size by size of the others, as many plus as the ones of
+    as many random bits (a binomial count): the same draw, sooner."""
+    from collections import Counter
+    from operator import add
+    shared = Counter(units)
+    sums = _plus_by_bits([unit for unit in units if shared[unit] < 10],
+                         count, draws)
+    for size, many in sorted(shared.items()):
+        if many >= 10:
+            plus = [size * bin(draws.getrandbits(many)).count("1")
+                    for _ in range(count)]
+            sums = list(map(add, sums, plus))
+    return sums
+
+
+def _sampled_count(sizes, observed, count):
+    """Return how many of `count` random sign assignments of the float
+    sizes give a sum at least `observed` from 0, from a seed fixed by the
+    sizes: the same on every run and every CPython, and another for other
+    data (so that the tests of one report err apart)."""
+    from random import Random
+    # Each size in whole units of 2**-52 of the total, so that every sum is
+    # exact. Rounding moves a sum by under 2 units a size: a draw that close
+    # counts as extreme, so rounding can only raise p.
+    scale = 2 ** 52 / math.fsum(sizes)
+    units = [float(round(size * scale)) for size in sizes]
+    total = sum(units)
+    limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
+    draws = Random(_SEED * 2 ** 64 + int(total) + len(units))
+    return sum(plus <= limit or plus >= total - limit
+               for plus in _plus_parts(units, count, draws))
+
+
+def _divergence(rate, p):
+    """Return the Kullback-Leibler divergence of a coin of chance p from
+    one of chance rate (in nats), rate below p below 1."""
+    divergence = (1 - rate) * math.log((1 - rate) / (1 - p))
+    return divergence + (rate * math.log(rate / p) if rate else 0.0)
 
 
 def _upper_bound(hits, draws):
@@ -1278,11 +1256,35 @@ def _upper_bound(hits, draws):
     return high
 
 
-def _divergence(rate, p):
-    """Return the Kullback-Leibler divergence of a coin of chance p from
-    one of chance rate (in nats), rate below p below 1."""
-    divergence = (1 - rate) * math.log((1 - rate) / (1 - p))
-    return divergence + (rate * math.log(rate / p) if rate else 0.0)
+def _sign_flip_p(numbers, scale, budget):
+    """Return {p, method, samples, standard_error, p_upper, normal_p} of
+    the two-sided sign-flip test of the units' _scaled() differences, in
+    the order of the units' names, as the budget allows (see _Budget)."""
+    from fractions import Fraction
+    moved = [number for number in numbers if number]
+    found = dict(p=Fraction(1), method="exact", samples=None,
+                 standard_error=0.0, p_upper=Fraction(1), normal_p=1.0)
+    if not moved:
+        return found  # every sum is 0, as far as observed
+    sizes = [abs(number) for number in moved]
+    largest = max(sizes)
+    signed = [float(number / largest) for number in moved]
+    # fsum: the same float on every CPython (3.12's sum() compensates).
+    floats, observed = [abs(value) for value in signed], abs(math.fsum(signed))
+    variance = math.fsum(value * value for value in floats)
+    found["normal_p"] = math.erfc(observed / math.sqrt(2 * variance))
+    p = None if scale is None else _exact_p(sizes, abs(sum(moved)), budget)
+    if p is not None:
+        return dict(found, p=p, p_upper=p)
+    # The observed assignment counts as one draw, so p is never 0.
+    extreme = _sampled_count(floats, observed, budget.draws)
+    p = Fraction(1 + extreme, 1 + budget.draws)
+    # Hoeffding's bound on the exact p, known without sampling.
+    hoeffding = min(1.0, 2 * math.exp(-observed ** 2 / (2 * variance)))
+    error = (float(p) * (1 - float(p)) / budget.draws) ** 0.5
+    upper = min(_upper_bound(extreme, budget.draws), hoeffding)
+    return dict(found, p=p, method="sampled", samples=budget.draws,
+                standard_error=error, p_upper=upper)
 
 
 def _question_value(value, side, name, read):
@@ -1298,9 +1300,8 @@ def _question_value(value, side, name, read):
     for run in runs:
         # An int or a float that a float can hold: NaN fails every
         # comparison, and an int such as 10**400 is beyond the largest float.
-        number = type(run) in (int, float)
-        if run is not None and not (
-                number and -_LARGEST_FLOAT <= run <= _LARGEST_FLOAT):
+        if run is not None and not (type(run) in (int, float)
+                                    and -_LARGEST_FLOAT <= run <= _LARGEST_FLOAT):
             raise _invalid("%s[%s]" % (side, _shown(name)), "expected a "
                            "number, None or a tuple of them, got %s", value)
         if run is not None:
@@ -1325,25 +1326,43 @@ def _p_shown(found):
         p, draws, upper)
 
 
+def _lowest_p(moved):
+    """Return the lowest p that `moved` units can give, 2**(1 - moved): all
+    moved one way."""
+    from fractions import Fraction
+    return Fraction(2, 2 ** moved) if moved else Fraction(1)
+
+
+def _by_unit(before, after, groups):
+    """Return the differences (after - before) of each unit's questions, a
+    list a unit, in the order of the units: groups, then questions without
+    one, by name. A question n/a on either side is left out."""
+    units, found = {}, {}  # found: the difference of each pair, as they repeat
+    for name, old in before.items():
+        new = after[name]
+        if old is None or new is None:
+            continue
+        pair = old.numerator, old.denominator, new.numerator, new.denominator
+        if pair not in found:  # (a Fraction's own hash is slow on 3.8)
+            found[pair] = new - old
+        group = None if groups is None else groups[name]
+        unit = (1, name) if group is None else (0, group)
+        units.setdefault(unit, []).append(found[pair])
+    return [units[unit] for unit in sorted(units)]  # the same in any order
+
+
 def _paired(before, after, groups, runs, budget):
     """Return paired_test() of two dicts of exact values (fractions or None)
     by question name, groups by question name or None; runs counts the
     questions whose sides hold different numbers of runs."""
-    by_unit = {}  # the differences of each unit: a group, or a question
-    for name in before:
-        if before[name] is not None and after[name] is not None:
-            group = None if groups is None else groups[name]
-            unit = (1, name) if group is None else (0, group)
-            by_unit.setdefault(unit, []).append(after[name] - before[name])
-    units = [by_unit[unit] for unit in sorted(by_unit)]  # same in any order
+    units = _by_unit(before, after, groups)
     differences = [unit[0] if len(unit) == 1 else sum(unit) / len(unit)
                    for unit in units]
     questions = [difference for unit in units for difference in unit]
-    signs = [difference.numerator > 0 for difference in differences if
-             difference]  # (a Fraction's sign is its numerator's)
-    wins, losses = signs.count(True), signs.count(False)
-    found = _sign_flip_p(differences, budget)
-    mean = _float_mean(differences) if differences else None
+    scale, numbers = _scaled(differences)
+    wins, losses = sum(n > 0 for n in numbers), sum(n < 0 for n in numbers)
+    found = _sign_flip_p(numbers, scale, budget)
+    mean = _float_mean(scale, numbers) if numbers else None
     one_sided = [name for name in before
                  if (before[name] is None) != (after[name] is None)]
     return {
@@ -1353,7 +1372,7 @@ def _paired(before, after, groups, runs, budget):
         "groups": len(differences),
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)
-        else _float_mean(questions),
+        else _float_mean(*_scaled(questions)),
         "wins": wins,
         "ties": len(differences) - wins - losses,
         "losses": losses,
@@ -1367,13 +1386,6 @@ def _paired(before, after, groups, runs, budget):
         "normal_p": found["normal_p"],
         "unmatched_runs": runs,
     }
-
-
-def _lowest_p(moved):
-    """Return the lowest p that `moved` units can give, 2**(1 - moved): all
-    moved one way."""
-    from fractions import Fraction
-    return Fraction(2, 2 ** moved) if moved else Fraction(1)
 
 
 def _check_values(before, after, groups):
@@ -1395,6 +1407,9 @@ def _check_values(before, after, groups):
             _check_name(group, "groups[%s]" % _shown(name))
 
 
+def _run_count(value):
+    """Return how many runs a question's value holds."""
+    return len(value) if type(value) is tuple else 1
 def paired_test(before, after, *, groups=None):
     """Compare two systems question by question with a paired sign-flip test.
 
@@ -1434,17 +1449,12 @@ def paired_test(before, after, *, groups=None):
     values = [{name: _question_value(value, side, name, read)
                for name, value in by_name.items()}
               for side, by_name in (("before", before), ("after", after))]
-    unmatched = 0
-    for name in before:
-        if _run_count(before[name]) != _run_count(after[name]):
-            unmatched += 1
-    budget = _Budget(_MAX_COUNTING_STEPS, _MAX_DRAWS)  # one test's own
+    unmatched = sum(_run_count(before[name]) != _run_count(after[name])
+                    for name in before)
+    moved = sum(value is not None and value != values[1][name]
+                for name, value in values[0].items())
+    budget = _Budget(_MAX_COUNTING_STEPS, _draws(moved))  # its own
     return _paired(values[0], values[1], groups, unmatched, budget)
-
-
-def _run_count(value):
-    """Return how many runs a question's value holds."""
-    return len(value) if type(value) is tuple else 1
 
 
 def p_text(p, method="exact"):

@@ -103,12 +103,23 @@ def _check_ids(value, field, corpus=None):
             item for item in value if item in seen or seen.add(item)))
 
 
+def _id_tuples(tuples, corpus=None):
+    """True when each of tuples is a tuple of at most 10,000 distinct IDs
+    (of corpus, if given): all of them checked at once, as most are."""
+    if not all(type(ids) is tuple for ids in tuples):
+        return False
+    return _all_ids([item for ids in tuples for item in ids], corpus) and all(
+        len(set(ids)) == len(ids) <= _MAX_IDS for ids in tuples)
+
+
 def _check_sources(value, field, corpus):
     """Check a dict from claim IDs to sources, one document at least."""
     if type(value) is not dict:
         raise _invalid(field, "expected a dict, got %s", value)
     _check_ids(tuple(value), field)
-    for claim_id, sources in value.items():
+    if _id_tuples(tuple(value.values()), corpus) and all(value.values()):
+        return
+    for claim_id, sources in value.items():  # the first at fault
         where = "%s[%s]" % (field, ascii(claim_id))  # an ID by now: short
         _check_ids(sources, where, corpus)
         if not sources:
@@ -120,11 +131,13 @@ def _check_claims(value, field):
     """Check a tuple of (claim ID, citations) pairs; cited IDs may be any."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
-    for index, pair in enumerate(value):
-        if type(pair) is not tuple or len(pair) != 2:
-            raise _invalid("%s[%d]" % (field, index), "expected a (claim "
-                           "ID, citations) pair, got %s", pair)
-        _check_ids(pair[1], "%s[%d][1]" % (field, index))
+    pairs = all(type(pair) is tuple and len(pair) == 2 for pair in value)
+    if not (pairs and _id_tuples([pair[1] for pair in value])):
+        for index, pair in enumerate(value):  # the first at fault
+            if type(pair) is not tuple or len(pair) != 2:
+                raise _invalid("%s[%d]" % (field, index), "expected a (claim "
+                               "ID, citations) pair, got %s", pair)
+            _check_ids(pair[1], "%s[%d][1]" % (field, index))
     _check_ids(tuple(claim_id for claim_id, _ in value), field)
 
 
@@ -657,9 +670,8 @@ _HELD_CONSTANT = ("corpus", "questions", "permissions", "rubric")
 
 
 class _Record:
-    """Named fields, set from the arguments in the order of __slots__.
-    (collections.namedtuple would do, but importing it costs more than
-    printing the fixture's table.)"""
+    """Named fields, set from the arguments in the order of __slots__
+    (a namedtuple takes longer to import than the table takes to print)."""
 
     __slots__ = ()
 
@@ -669,38 +681,28 @@ class _Record:
 
 
 class _Question(_Record):
-    """A checked case: its name, the case, its checked runs ({system: a
-    tuple of runs}), whether each system gave them as a tuple, whether it
-    is answerable, its group (None: one of its own), what scoring reads of
-    it in each reading ({"strict": _lookups(), "lenient": that of its
-    lenient reading where it disputes a label}), what each measure's
-    "reads" gives of it, and its rejected claims (a set)."""
+    """A checked case: its name, the case, {system: a tuple of its checked
+    runs}, whether it is answerable, {reading: its _lookups()} (the lenient
+    reading where it disputes a label), {measure: what the measure's
+    "reads" gives of it}, and its rejected claims (a set)."""
 
-    __slots__ = ("name", "case", "runs", "repeated", "answerable", "group",
-                 "lookups", "reads", "rejected")
+    __slots__ = ("name", "case", "runs", "answerable", "lookups", "reads",
+                 "rejected")
 
 
 class _Data(_Record):
     """A checked data set: k, the systems (the baseline first), the corpus
-    (a set of IDs where none is given), {name: _Question} in case order,
-    the policy and manifests (or None), the measures it has, its slices
-    ({slice: question names}), its groups ({name: group}, or None when no
-    case names one) and its notes."""
+    (the IDs named where none is given), {name: _Question} in case order,
+    the policy and manifests (or None), its measures, {slice: question
+    names}, {name: group} (None when no case names one) and its notes."""
 
     __slots__ = ("k", "systems", "corpus", "questions", "policy",
                  "manifests", "measures", "slices", "groups", "notes")
 
 
-def _answerable(case):
-    """True unless a checked case has nothing relevant or no claim expected:
-    an unanswerable question, whose right answer is an empty one."""
-    return case["relevant"] != () and case["support"] != {}
-
-
 def _data_parts(data):
-    """Return a data set's parts as a dict of _DATA_KEYS, k 2 and policy and
-    manifests None when left out, once its keys, k, systems, manifests and
-    notes are checked."""
+    """Return a data set's parts as a dict of _DATA_KEYS, k 2 and the rest
+    None when left out, once its keys, k, systems and notes are checked."""
     if type(data) is not dict:
         raise _invalid("data", "expected a dict with the keys %s, got %s",
                        _DATA_KEYS, data)
@@ -717,13 +719,11 @@ def _data_parts(data):
     _check_k(parts["k"])
     _check_names(parts["systems"], "systems", _MAX_SYSTEMS,
                  "names, the baseline first")
-    if parts["manifests"] is not None:
-        _check_manifests(parts["manifests"], parts["systems"])
     notes = parts["notes"]  # what load_trec() left out, say
-    if notes is not None and not (type(notes) is tuple and len(notes) <= 10
-                                  and all(type(note) is str and len(note) <=
-                                          300 and note.isprintable()
-                                          for note in notes)):
+    if notes is not None and not (
+            type(notes) is tuple and len(notes) <= 10 and all(
+                type(note) is str and len(note) <= 300 and note.isprintable()
+                for note in notes)):
         raise _invalid("notes", "expected a tuple of at most 10 lines of "
                        "text, got %s", notes)
     return parts
@@ -764,7 +764,6 @@ def _check_layout(cases, runs, systems):
         if type(value) is not dict:
             raise _invalid(part, "expected a dict, got %s", value)
         _check_keys(value, part)
-    ran, tags = set(), set()
     for name, by_system in runs.items():
         if name not in cases:
             raise _invalid("runs", "no case named %s", name)
@@ -776,7 +775,6 @@ def _check_layout(cases, runs, systems):
             if system not in systems:
                 raise _invalid("runs[%s]" % _shown(name), "system %s is "
                                'not in "systems"', system)
-        ran.update(by_system)
     for name, case in cases.items():
         _check_name(name, "cases")
         if type(case) is not dict:
@@ -785,12 +783,13 @@ def _check_layout(cases, runs, systems):
         if not runs.get(name):
             raise _invalid("case %s" % _shown(name), "no system ran it: "
                            "missing from runs")
-        if type(case.get("tags")) is tuple:  # each checked with its case
-            tags.update(case["tags"])
+    ran = {system for by_system in runs.values() for system in by_system}
     for system in systems:
         if system not in ran:
             raise _invalid("systems", "%s ran no case: give its runs, or "
                            "leave it out", system)
+    tags = {tag for case in cases.values() if type(case.get("tags")) is tuple
+            for tag in case["tags"]}  # each tag checked with its case
     if len(tags) > _MAX_TAGS_IN_ALL:
         raise _invalid("cases", "expected at most %s tags in all, got %s",
                        _MAX_TAGS_IN_ALL, len(tags))
@@ -799,20 +798,19 @@ def _check_layout(cases, runs, systems):
 def _checked_runs(name, system, given, corpus):
     """Return a system's run of a case, or its repeated runs, as a tuple of
     runs, each checked; a fault names the case, the system and the run."""
-    runs = given if type(given) is tuple else (given,)
-    where = "case %s, system %s" % (_shown(name), _shown(system))
-    if not 0 < len(runs) <= _MAX_RUNS:
-        raise _invalid("%s: runs[%s][%s]" % (where, _shown(name),
-                                             _shown(system)),
-                       "expected 1 to %s repeated runs, got %s", _MAX_RUNS,
-                       given)
-    for number, run in enumerate(runs, start=1):
-        try:
+    runs, number = given if type(given) is tuple else (given,), 0
+    try:
+        if not 0 < len(runs) <= _MAX_RUNS:
+            raise _invalid("runs[%s][%s]" % (_shown(name), _shown(system)),
+                           "expected 1 to %s repeated runs, got %s",
+                           _MAX_RUNS, given)
+        for number, run in enumerate(runs, start=1):
             _check_fields(run, "run", _RUN_KEYS, corpus)
-        except EvaluationError as fault:
-            if type(given) is tuple:
-                where += ", run %d" % number
-            raise EvaluationError("%s: %s" % (where, fault)) from None
+    except EvaluationError as fault:  # only now is its place written out
+        where = "case %s, system %s" % (_shown(name), _shown(system))
+        if number and type(given) is tuple:
+            where += ", run %d" % number
+        raise EvaluationError("%s: %s" % (where, fault)) from None
     return runs
 
 
@@ -824,15 +822,15 @@ def _question(name, case, by_system, corpus):
         _check_extra(case)
     except EvaluationError as fault:
         raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
-    runs, repeated = {}, {}
-    for system, given in by_system.items():
-        runs[system] = _checked_runs(name, system, given, corpus)
-        repeated[system] = type(given) is tuple
+    runs = {system: _checked_runs(name, system, given, corpus)
+            for system, given in by_system.items()}
     lookups = {"strict": _lookups(case)}
     if case.get("disputed"):
         lookups["lenient"] = _lookups(_lenient_reading(case))
-    return _Question(name, case, runs, repeated, _answerable(case),
-                     case.get("group"), lookups, {},
+    # Unanswerable: nothing relevant or no claim expected, so the right
+    # answer is an empty one.
+    answerable = case["relevant"] != () and case["support"] != {}
+    return _Question(name, case, runs, answerable, lookups, {},
                      set(case.get("rejected", ())))
 
 
@@ -854,14 +852,6 @@ def _named(questions):
     return named
 
 
-def _measures_of(cases):
-    """Return the names of the measures a data set has: each that needs no
-    case key, or whose key some case gives."""
-    return [name for name, measure in MEASURES.items()
-            if "needs" not in measure or any(
-                measure["needs"] in case for case in cases.values())]
-
-
 def _slices(questions):
     """Return {slice: question names, in case order}: the answerable, the
     unanswerable, then "tag:NAME" per tag, in the order tags are first
@@ -877,29 +867,32 @@ def _slices(questions):
 
 def _checked(data):
     """Return a data set (a dict of _DATA_KEYS) checked once, as _Data: its
-    keys, k, systems, manifests and notes, the corpus, the layout of cases
-    and runs, each case and run in full, then the policy."""
+    keys, k, systems and notes, the manifests, the corpus, the layout of
+    cases and runs, each case and run in full, then the policy."""
     parts = _data_parts(data)
-    cases, runs, k = parts["cases"], parts["runs"], parts["k"]
-    corpus = parts["corpus"]
+    cases, systems, corpus = parts["cases"], parts["systems"], parts["corpus"]
+    if parts["manifests"] is not None:
+        _check_manifests(parts["manifests"], systems)
     if corpus is not None:
         _check_corpus(corpus)
-    _check_layout(cases, runs, parts["systems"])
-    questions = {name: _question(name, case, runs[name], corpus)
+    _check_layout(cases, parts["runs"], systems)
+    questions = {name: _question(name, case, parts["runs"][name], corpus)
                  for name, case in cases.items()}
-    measures = _measures_of(cases)
+    # The measures a data set has: each that needs no case key, or whose
+    # key some case gives.
+    measures = [name for name, measure in MEASURES.items()
+                if "needs" not in measure or any(
+                    measure["needs"] in case for case in cases.values())]
     for question in questions.values():
-        for name in measures:
-            if "reads" in MEASURES[name]:
-                question.reads[name] = MEASURES[name]["reads"](
-                    question.case, k)
+        question.reads = {name: MEASURES[name]["reads"](question.case,
+                                                        parts["k"])
+                          for name in measures if "reads" in MEASURES[name]}
     groups = None
-    if any(question.group is not None for question in questions.values()):
-        groups = {name: question.group
-                  for name, question in questions.items()}
-    checked = _Data(k, parts["systems"], corpus, questions, parts["policy"],
-                    parts["manifests"], measures, _slices(questions),
-                    groups, parts["notes"])
+    if any("group" in case for case in cases.values()):
+        groups = {name: case.get("group") for name, case in cases.items()}
+    checked = _Data(parts["k"], systems, corpus, questions, parts["policy"],
+                    parts["manifests"], measures, _slices(questions), groups,
+                    parts["notes"])
     if corpus is None:  # left out: the documents named
         checked.corpus = _named(questions)
     if checked.policy is not None:  # a fault of the data, whatever is asked
@@ -1029,20 +1022,11 @@ def _records(data, explaining):
 
 # --- The paired test -------------------------------------------------------
 # paired_test() says how much a few questions can show at all. Values are
-# compared as the exact fractions they stand for. p is found the first of
-# three textbook ways its budget allows:
-#
-#   listed    exact     each of the 2**m sign assignments of the m moved
-#                       units, m at most 36: each half's subset sums, one
-#                       half sorted (meet in the middle)
-#   counted   exact     the differences share a small unit: a table of how
-#                       many sign assignments give each sum
-#   sampled   sampled   random signs from a seed the data fixes, units in
-#                       name order (where ten or more share a size, a draw
-#                       counts that size's plus signs at once): p = (hits +
-#                       1) / (draws + 1), which holds at any level, and
-#                       p_upper, a bound the true p is below at 99.9%
-#
+# compared as the exact fractions they stand for; p is found the first of
+# three textbook ways its budget allows (README.md has the table): every
+# sign assignment listed (at most 36 moved units), or counted by sums in a
+# table (the differences share a small unit), both exact; else sampled from
+# a seed the data fixes, with p_upper, a bound the true p is below at 99.9%.
 # The tests of one report, as one paired_test() call, share one budget: 30
 # million steps of exact work (22 million a test; a step is a table cell, a
 # listed sum weighs 8), and 60 million unit-draws: 100,000 draws a test, or
@@ -1069,12 +1053,6 @@ class _Budget(_Record):
     work, and the draws each sampled test makes."""
 
     __slots__ = ("steps", "draws")
-
-
-def _draws(moved):
-    """Return the draws of each sampled test when the tests move `moved`
-    units in all."""
-    return max(_MIN_DRAWS, min(_MAX_DRAWS, _REPORT_DRAWS // max(moved, 1)))
 
 
 def _exact(number):
@@ -1177,34 +1155,23 @@ def _exact_p(sizes, observed, budget):
     return None
 
 
-def _plus_by_bits(units, count, draws):
-    """Return `count` sums of the plus part of random sign assignments of
-    the units: bit i of a draw picks the i-th unit from the end. The sums
-    of each 8 units' 256 subsets are listed once, so a draw adds one sum a
-    byte: the same sums (each exact) as adding unit by unit, 5 times
-    sooner."""
-    if not units:
-        return [0.0] * count
-    backwards, tables = units[::-1], []
-    for start in range(0, len(units), 8):
-        tables.append(_subset_sums(backwards[start:start + 8]))
-    width, sums = (len(units) + 7) // 8, []
-    for _ in range(count):
-        picks = draws.getrandbits(len(units)).to_bytes(width, "little")
-        sums.append(sum(map(list.__getitem__, tables, picks)))
-    return sums
-
-
 def _plus_parts(units, count, draws):
     """Return `count` sums of the plus part of random sign assignments of
-    the units: _plus_by_bits() of the units whose size fewer than ten
-    share, then size by size of the others, as many plus as the ones of
-    as many random bits (a binomial count): the same draw, sooner."""
+    the units, each exact. Of a size that ten units or more share, as many
+    are plus as a draw of as many random bits has ones (a binomial count).
+    Of the other units, bit i of a draw picks the i-th from the end: the
+    sums of each 8 units' 256 subsets are listed once, so a draw adds one
+    sum a byte, 5 times sooner than unit by unit."""
     from collections import Counter
     from operator import add
     shared = Counter(units)
-    sums = _plus_by_bits([unit for unit in units if shared[unit] < 10],
-                         count, draws)
+    rare = [unit for unit in units if shared[unit] < 10][::-1]
+    tables = [_subset_sums(rare[start:start + 8])
+              for start in range(0, len(rare), 8)]
+    sums = [0.0] * count
+    for draw in range(count if rare else 0):
+        picks = draws.getrandbits(len(rare)).to_bytes(len(tables), "little")
+        sums[draw] = sum(map(list.__getitem__, tables, picks))
     for size, many in sorted(shared.items()):
         if many >= 10:
             plus = [size * bin(draws.getrandbits(many)).count("1")
@@ -1231,13 +1198,6 @@ def _sampled_count(sizes, observed, count):
                for plus in _plus_parts(units, count, draws))
 
 
-def _divergence(rate, p):
-    """Return the Kullback-Leibler divergence of a coin of chance p from
-    one of chance rate (in nats), rate below p below 1."""
-    divergence = (1 - rate) * math.log((1 - rate) / (1 - p))
-    return divergence + (rate * math.log(rate / p) if rate else 0.0)
-
-
 def _upper_bound(hits, draws):
     """Return a bound that the true p is below at _CONFIDENCE, when `hits`
     of `draws` random assignments reached the observed sum: the p at which
@@ -1249,7 +1209,11 @@ def _upper_bound(hits, draws):
     low, high = rate, 1.0
     for _ in range(60):
         middle = (low + high) / 2
-        if _divergence(rate, middle) < reach:
+        # The Kullback-Leibler divergence of a coin of chance middle from
+        # one of chance rate, in nats.
+        divergence = (1 - rate) * math.log((1 - rate) / (1 - middle))
+        divergence += rate * math.log(rate / middle) if rate else 0.0
+        if divergence < reach:
             low = middle
         else:
             high = middle
@@ -1453,8 +1417,9 @@ def paired_test(before, after, *, groups=None):
                     for name in before)
     moved = sum(value is not None and value != values[1][name]
                 for name, value in values[0].items())
-    budget = _Budget(_MAX_COUNTING_STEPS, _draws(moved))  # its own
-    return _paired(values[0], values[1], groups, unmatched, budget)
+    draws = max(_MIN_DRAWS, min(_MAX_DRAWS, _REPORT_DRAWS // max(moved, 1)))
+    return _paired(values[0], values[1], groups, unmatched,
+                   _Budget(_MAX_COUNTING_STEPS, draws))  # a budget of its own
 
 
 def p_text(p, method="exact"):

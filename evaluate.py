@@ -1157,7 +1157,7 @@ def _exact_p(sizes, observed, budget):
 
 def _plus_parts(units, count, draws):
     """Return `count` sums of the plus part of random sign assignments of
-    the units, each exact. Of a size that ten units or more share, as many
+    the units, each exact. Of a size that 32 units or more share, as many
     are plus as a draw of as many random bits has ones (a binomial count).
     Of the other units, bit i of a draw picks the i-th from the end: the
     sums of each 8 units' 256 subsets are listed once, so a draw adds one
@@ -1165,7 +1165,7 @@ def _plus_parts(units, count, draws):
     from collections import Counter
     from operator import add
     shared = Counter(units)
-    rare = [unit for unit in units if shared[unit] < 10][::-1]
+    rare = [unit for unit in units if shared[unit] < 32][::-1]
     tables = [_subset_sums(rare[start:start + 8])
               for start in range(0, len(rare), 8)]
     sums = [0.0] * count
@@ -1173,7 +1173,7 @@ def _plus_parts(units, count, draws):
         picks = draws.getrandbits(len(rare)).to_bytes(len(tables), "little")
         sums[draw] = sum(map(list.__getitem__, tables, picks))
     for size, many in sorted(shared.items()):
-        if many >= 10:
+        if many >= 32:  # as costly as 32 units bit by bit
             plus = [size * bin(draws.getrandbits(many)).count("1")
                     for _ in range(count)]
             sums = list(map(add, sums, plus))

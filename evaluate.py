@@ -106,10 +106,13 @@ def _check_ids(value, field, corpus=None):
 def _id_tuples(tuples, corpus=None):
     """True when each of tuples is a tuple of at most 10,000 distinct IDs
     (of corpus, if given): all of them checked at once, as most are."""
-    if not all(type(ids) is tuple for ids in tuples):
+    if not set(map(type, tuples)) <= {tuple}:
         return False
-    return _all_ids([item for ids in tuples for item in ids], corpus) and all(
-        len(set(ids)) == len(ids) <= _MAX_IDS for ids in tuples)
+    items = [item for ids in tuples for item in ids]
+    if not _all_ids(items, corpus):
+        return False  # each an exact str by now, so that sets can hold them
+    distinct = sum(map(len, map(set, tuples))) == len(items)
+    return distinct and max(map(len, tuples), default=0) <= _MAX_IDS
 
 
 def _check_sources(value, field, corpus):
@@ -117,9 +120,10 @@ def _check_sources(value, field, corpus):
     if type(value) is not dict:
         raise _invalid(field, "expected a dict, got %s", value)
     _check_ids(tuple(value), field)
-    if _id_tuples(tuple(value.values()), corpus) and all(value.values()):
-        return
-    for claim_id, sources in value.items():  # the first at fault
+    if len(value) > 8 and _id_tuples(tuple(value.values()), corpus) and all(
+            value.values()):
+        return  # many checked at once; else one by one, the first at fault
+    for claim_id, sources in value.items():
         where = "%s[%s]" % (field, ascii(claim_id))  # an ID by now: short
         _check_ids(sources, where, corpus)
         if not sources:
@@ -131,9 +135,10 @@ def _check_claims(value, field):
     """Check a tuple of (claim ID, citations) pairs; cited IDs may be any."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
-    pairs = all(type(pair) is tuple and len(pair) == 2 for pair in value)
-    if not (pairs and _id_tuples([pair[1] for pair in value])):
-        for index, pair in enumerate(value):  # the first at fault
+    many = len(value) > 8 and all(  # checked at once
+        type(pair) is tuple and len(pair) == 2 for pair in value)
+    if not (many and _id_tuples([citations for _, citations in value])):
+        for index, pair in enumerate(value):  # one by one, the first at fault
             if type(pair) is not tuple or len(pair) != 2:
                 raise _invalid("%s[%d]" % (field, index), "expected a (claim "
                                "ID, citations) pair, got %s", pair)

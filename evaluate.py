@@ -1269,8 +1269,9 @@ def _question_value(value, side, name, read):
     for run in runs:
         # An int or a float that a float can hold: NaN fails every
         # comparison, and an int such as 10**400 is beyond the largest float.
-        if run is not None and not (type(run) in (int, float)
-                                    and -_LARGEST_FLOAT <= run <= _LARGEST_FLOAT):
+        number = type(run) in (int, float)
+        if run is not None and not (
+                number and -_LARGEST_FLOAT <= run <= _LARGEST_FLOAT):
             raise _invalid("%s[%s]" % (side, _shown(name)), "expected a "
                            "number, None or a tuple of them, got %s", value)
         if run is not None:

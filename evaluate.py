@@ -1411,8 +1411,7 @@ def paired_test(before, after, *, groups=None):
                                       different numbers of runs
 
     p, p_upper (when exact) and min_p are Fractions, 1 when no unit moved;
-    mean is None with no unit. The same data in any order gives the same
-    result.
+    mean is None with no unit. Data in any order gives the same result.
     """
     _check_values(before, after, groups)
     read = {}  # the fraction of each number seen so far: values repeat

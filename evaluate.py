@@ -103,11 +103,26 @@ def _check_ids(value, field, corpus=None):
             item for item in value if item in seen or seen.add(item)))
 
 
+def _id_tuples(tuples, corpus=None):
+    """True when each of tuples is a tuple of at most 10,000 distinct IDs
+    (of corpus, if given): all of them checked at once, as most are."""
+    if not set(map(type, tuples)) <= {tuple}:
+        return False
+    items = [item for ids in tuples for item in ids]
+    if not _all_ids(items, corpus):
+        return False  # each an exact str by now, so that sets can hold them
+    distinct = sum(map(len, map(set, tuples))) == len(items)
+    return distinct and max(map(len, tuples), default=0) <= _MAX_IDS
+
+
 def _check_sources(value, field, corpus):
     """Check a dict from claim IDs to sources, one document at least."""
     if type(value) is not dict:
         raise _invalid(field, "expected a dict, got %s", value)
     _check_ids(tuple(value), field)
+    if len(value) > 8 and _id_tuples(tuple(value.values()), corpus) and all(
+            value.values()):
+        return  # many checked at once; else one by one, the first at fault
     for claim_id, sources in value.items():
         where = "%s[%s]" % (field, ascii(claim_id))  # an ID by now: short
         _check_ids(sources, where, corpus)
@@ -120,11 +135,14 @@ def _check_claims(value, field):
     """Check a tuple of (claim ID, citations) pairs; cited IDs may be any."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
-    for index, pair in enumerate(value):
-        if type(pair) is not tuple or len(pair) != 2:
-            raise _invalid("%s[%d]" % (field, index), "expected a (claim "
-                           "ID, citations) pair, got %s", pair)
-        _check_ids(pair[1], "%s[%d][1]" % (field, index))
+    many = len(value) > 8 and all(  # checked at once
+        type(pair) is tuple and len(pair) == 2 for pair in value)
+    if not (many and _id_tuples([citations for _, citations in value])):
+        for index, pair in enumerate(value):  # one by one, the first at fault
+            if type(pair) is not tuple or len(pair) != 2:
+                raise _invalid("%s[%d]" % (field, index), "expected a (claim "
+                               "ID, citations) pair, got %s", pair)
+            _check_ids(pair[1], "%s[%d][1]" % (field, index))
     _check_ids(tuple(claim_id for claim_id, _ in value), field)
 
 
@@ -657,9 +675,8 @@ _HELD_CONSTANT = ("corpus", "questions", "permissions", "rubric")
 
 
 class _Record:
-    """Named fields, set from the arguments in the order of __slots__.
-    (collections.namedtuple would do, but importing it costs more than
-    printing the fixture's table.)"""
+    """Named fields, set from the arguments in the order of __slots__
+    (a namedtuple takes longer to import than the table takes to print)."""
 
     __slots__ = ()
 
@@ -669,38 +686,28 @@ class _Record:
 
 
 class _Question(_Record):
-    """A checked case: its name, the case, its checked runs ({system: a
-    tuple of runs}), whether each system gave them as a tuple, whether it
-    is answerable, its group (None: one of its own), what scoring reads of
-    it in each reading ({"strict": _lookups(), "lenient": that of its
-    lenient reading where it disputes a label}), what each measure's
-    "reads" gives of it, and its rejected claims (a set)."""
+    """A checked case: its name, the case, {system: a tuple of its checked
+    runs}, whether it is answerable, {reading: its _lookups()} (the lenient
+    reading where it disputes a label), {measure: what the measure's
+    "reads" gives of it}, and its rejected claims (a set)."""
 
-    __slots__ = ("name", "case", "runs", "repeated", "answerable", "group",
-                 "lookups", "reads", "rejected")
+    __slots__ = ("name", "case", "runs", "answerable", "lookups", "reads",
+                 "rejected")
 
 
 class _Data(_Record):
     """A checked data set: k, the systems (the baseline first), the corpus
-    (a set of IDs where none is given), {name: _Question} in case order,
-    the policy and manifests (or None), the measures it has, its slices
-    ({slice: question names}), its groups ({name: group}, or None when no
-    case names one) and its notes."""
+    (the IDs named where none is given), {name: _Question} in case order,
+    the policy and manifests (or None), its measures, {slice: question
+    names}, {name: group} (None when no case names one) and its notes."""
 
     __slots__ = ("k", "systems", "corpus", "questions", "policy",
                  "manifests", "measures", "slices", "groups", "notes")
 
 
-def _answerable(case):
-    """True unless a checked case has nothing relevant or no claim expected:
-    an unanswerable question, whose right answer is an empty one."""
-    return case["relevant"] != () and case["support"] != {}
-
-
 def _data_parts(data):
-    """Return a data set's parts as a dict of _DATA_KEYS, k 2 and policy and
-    manifests None when left out, once its keys, k, systems, manifests and
-    notes are checked."""
+    """Return a data set's parts as a dict of _DATA_KEYS, k 2 and the rest
+    None when left out, once its keys, k, systems and notes are checked."""
     if type(data) is not dict:
         raise _invalid("data", "expected a dict with the keys %s, got %s",
                        _DATA_KEYS, data)
@@ -717,13 +724,11 @@ def _data_parts(data):
     _check_k(parts["k"])
     _check_names(parts["systems"], "systems", _MAX_SYSTEMS,
                  "names, the baseline first")
-    if parts["manifests"] is not None:
-        _check_manifests(parts["manifests"], parts["systems"])
     notes = parts["notes"]  # what load_trec() left out, say
-    if notes is not None and not (type(notes) is tuple and len(notes) <= 10
-                                  and all(type(note) is str and len(note) <=
-                                          300 and note.isprintable()
-                                          for note in notes)):
+    if notes is not None and not (
+            type(notes) is tuple and len(notes) <= 10 and all(
+                type(note) is str and len(note) <= 300 and note.isprintable()
+                for note in notes)):
         raise _invalid("notes", "expected a tuple of at most 10 lines of "
                        "text, got %s", notes)
     return parts
@@ -764,7 +769,6 @@ def _check_layout(cases, runs, systems):
         if type(value) is not dict:
             raise _invalid(part, "expected a dict, got %s", value)
         _check_keys(value, part)
-    ran, tags = set(), set()
     for name, by_system in runs.items():
         if name not in cases:
             raise _invalid("runs", "no case named %s", name)
@@ -776,7 +780,6 @@ def _check_layout(cases, runs, systems):
             if system not in systems:
                 raise _invalid("runs[%s]" % _shown(name), "system %s is "
                                'not in "systems"', system)
-        ran.update(by_system)
     for name, case in cases.items():
         _check_name(name, "cases")
         if type(case) is not dict:
@@ -785,12 +788,13 @@ def _check_layout(cases, runs, systems):
         if not runs.get(name):
             raise _invalid("case %s" % _shown(name), "no system ran it: "
                            "missing from runs")
-        if type(case.get("tags")) is tuple:  # each checked with its case
-            tags.update(case["tags"])
+    ran = {system for by_system in runs.values() for system in by_system}
     for system in systems:
         if system not in ran:
             raise _invalid("systems", "%s ran no case: give its runs, or "
                            "leave it out", system)
+    tags = {tag for case in cases.values() if type(case.get("tags")) is tuple
+            for tag in case["tags"]}  # each tag checked with its case
     if len(tags) > _MAX_TAGS_IN_ALL:
         raise _invalid("cases", "expected at most %s tags in all, got %s",
                        _MAX_TAGS_IN_ALL, len(tags))
@@ -799,20 +803,19 @@ def _check_layout(cases, runs, systems):
 def _checked_runs(name, system, given, corpus):
     """Return a system's run of a case, or its repeated runs, as a tuple of
     runs, each checked; a fault names the case, the system and the run."""
-    runs = given if type(given) is tuple else (given,)
-    where = "case %s, system %s" % (_shown(name), _shown(system))
-    if not 0 < len(runs) <= _MAX_RUNS:
-        raise _invalid("%s: runs[%s][%s]" % (where, _shown(name),
-                                             _shown(system)),
-                       "expected 1 to %s repeated runs, got %s", _MAX_RUNS,
-                       given)
-    for number, run in enumerate(runs, start=1):
-        try:
+    runs, number = given if type(given) is tuple else (given,), 0
+    try:
+        if not 0 < len(runs) <= _MAX_RUNS:
+            raise _invalid("runs[%s][%s]" % (_shown(name), _shown(system)),
+                           "expected 1 to %s repeated runs, got %s",
+                           _MAX_RUNS, given)
+        for number, run in enumerate(runs, start=1):
             _check_fields(run, "run", _RUN_KEYS, corpus)
-        except EvaluationError as fault:
-            if type(given) is tuple:
-                where += ", run %d" % number
-            raise EvaluationError("%s: %s" % (where, fault)) from None
+    except EvaluationError as fault:  # only now is its place written out
+        where = "case %s, system %s" % (_shown(name), _shown(system))
+        if number and type(given) is tuple:
+            where += ", run %d" % number
+        raise EvaluationError("%s: %s" % (where, fault)) from None
     return runs
 
 
@@ -824,15 +827,15 @@ def _question(name, case, by_system, corpus):
         _check_extra(case)
     except EvaluationError as fault:
         raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
-    runs, repeated = {}, {}
-    for system, given in by_system.items():
-        runs[system] = _checked_runs(name, system, given, corpus)
-        repeated[system] = type(given) is tuple
+    runs = {system: _checked_runs(name, system, given, corpus)
+            for system, given in by_system.items()}
     lookups = {"strict": _lookups(case)}
     if case.get("disputed"):
         lookups["lenient"] = _lookups(_lenient_reading(case))
-    return _Question(name, case, runs, repeated, _answerable(case),
-                     case.get("group"), lookups, {},
+    # Unanswerable: nothing relevant or no claim expected, so the right
+    # answer is an empty one.
+    answerable = case["relevant"] != () and case["support"] != {}
+    return _Question(name, case, runs, answerable, lookups, {},
                      set(case.get("rejected", ())))
 
 
@@ -854,14 +857,6 @@ def _named(questions):
     return named
 
 
-def _measures_of(cases):
-    """Return the names of the measures a data set has: each that needs no
-    case key, or whose key some case gives."""
-    return [name for name, measure in MEASURES.items()
-            if "needs" not in measure or any(
-                measure["needs"] in case for case in cases.values())]
-
-
 def _slices(questions):
     """Return {slice: question names, in case order}: the answerable, the
     unanswerable, then "tag:NAME" per tag, in the order tags are first
@@ -877,29 +872,32 @@ def _slices(questions):
 
 def _checked(data):
     """Return a data set (a dict of _DATA_KEYS) checked once, as _Data: its
-    keys, k, systems, manifests and notes, the corpus, the layout of cases
-    and runs, each case and run in full, then the policy."""
+    keys, k, systems and notes, the manifests, the corpus, the layout of
+    cases and runs, each case and run in full, then the policy."""
     parts = _data_parts(data)
-    cases, runs, k = parts["cases"], parts["runs"], parts["k"]
-    corpus = parts["corpus"]
+    cases, systems, corpus = parts["cases"], parts["systems"], parts["corpus"]
+    if parts["manifests"] is not None:
+        _check_manifests(parts["manifests"], systems)
     if corpus is not None:
         _check_corpus(corpus)
-    _check_layout(cases, runs, parts["systems"])
-    questions = {name: _question(name, case, runs[name], corpus)
+    _check_layout(cases, parts["runs"], systems)
+    questions = {name: _question(name, case, parts["runs"][name], corpus)
                  for name, case in cases.items()}
-    measures = _measures_of(cases)
+    # The measures a data set has: each that needs no case key, or whose
+    # key some case gives.
+    measures = [name for name, measure in MEASURES.items()
+                if "needs" not in measure or any(
+                    measure["needs"] in case for case in cases.values())]
     for question in questions.values():
-        for name in measures:
-            if "reads" in MEASURES[name]:
-                question.reads[name] = MEASURES[name]["reads"](
-                    question.case, k)
+        question.reads = {name: MEASURES[name]["reads"](question.case,
+                                                        parts["k"])
+                          for name in measures if "reads" in MEASURES[name]}
     groups = None
-    if any(question.group is not None for question in questions.values()):
-        groups = {name: question.group
-                  for name, question in questions.items()}
-    checked = _Data(k, parts["systems"], corpus, questions, parts["policy"],
-                    parts["manifests"], measures, _slices(questions),
-                    groups, parts["notes"])
+    if any("group" in case for case in cases.values()):
+        groups = {name: case.get("group") for name, case in cases.items()}
+    checked = _Data(parts["k"], systems, corpus, questions, parts["policy"],
+                    parts["manifests"], measures, _slices(questions), groups,
+                    parts["notes"])
     if corpus is None:  # left out: the documents named
         checked.corpus = _named(questions)
     if checked.policy is not None:  # a fault of the data, whatever is asked
@@ -1029,28 +1027,15 @@ def _records(data, explaining):
 
 # --- The paired test -------------------------------------------------------
 # paired_test() says how much a few questions can show at all. Values are
-# compared as the exact fractions they stand for. p is found the first of
-# three textbook ways its budget allows:
-#
-#   listed    exact     every one of the 2**m sign assignments of the m
-#                       moved units, while m is at most 36: the sums of
-#                       each half's subsets, one half sorted (meet in the
-#                       middle)
-#   counted   exact     the differences share a small unit: a table of how
-#                       many sign assignments give each sum
-#   sampled   sampled   up to 100,000 assignments drawn from a seed fixed
-#                       by the test's data, a random sign for each unit,
-#                       units in name order: p = (hits + 1) / (draws + 1),
-#                       which holds at any level (the observed assignment is
-#                       one of the draws), and p_upper, a bound the true p
-#                       is below at 99.9% confidence (Chernoff's)
-#
-# The paired tests of one report share one budget: 30 million steps of
-# exact work in all (a step is a table cell; a listed sum weighs 8), and
-# 60 million unit-draws of sampling in all, so each sampled test draws
-# 100,000 times, or fewer when the report's tests move more than 600 units
-# together (at least 1,000 times). About 3 s on CPython 3.8 at most.
-
+# compared as the exact fractions they stand for; p is found the first of
+# three textbook ways its budget allows (README.md has the table): every
+# sign assignment listed (at most 36 moved units), or counted by sums in a
+# table (the differences share a small unit), both exact; else sampled from
+# a seed the data fixes, with p_upper, a bound the true p is below at 99.9%.
+# The tests of one report, as one paired_test() call, share one budget: 30
+# million steps of exact work (22 million a test; a step is a table cell, a
+# listed sum weighs 8), and 60 million unit-draws: 100,000 draws a test, or
+# fewer when the tests move over 600 units together (1,000 at least).
 
 _LARGEST_FLOAT = 1.7976931348623157e308
 _MAX_DENOMINATOR = 10 ** 6  # 0.3 is read as 3/10, a third as 1/3 ...
@@ -1080,8 +1065,7 @@ def _exact(number):
     1 - 2/3 is 1/3: a float within 64 units in the last place of a fraction
     whose denominator is at most a million is read as that fraction; any
     other, as it is."""
-    # Imported here: loading fractions takes longer than printing the table.
-    from fractions import Fraction
+    from fractions import Fraction  # slow to load: the table needs none
     value = Fraction(number)  # a float's value, exactly
     if value.denominator <= _MAX_DENOMINATOR:
         return value  # 0.5 or 3.0: small already
@@ -1096,34 +1080,29 @@ def _exact(number):
     return near if gap <= _CLOSE_ULPS * b * power else value
 
 
-def _common_denominator(fractions):
-    """Return the least common multiple of the fractions' denominators, or
-    None once it needs over 2,200 bits."""
+def _scaled(fractions):
+    """Return (scale, the fractions times scale): whole numbers over their
+    least common denominator, or (None, the fractions) once that needs over
+    2,200 bits."""
     scale = 1
     for denominator in {fraction.denominator for fraction in fractions}:
         scale = scale * denominator // math.gcd(scale, denominator)
         if scale.bit_length() > _MAX_UNIT_BITS:
-            return None
-    return scale
+            return None, fractions
+    return scale, [fraction.numerator * (scale // fraction.denominator)
+                   for fraction in fractions]
 
 
-def _float_mean(fractions):
-    """Return the mean of exact values as a float: exact and rounded once
-    while their common denominator is small, else from the floats' sum, a
-    few units in the last place off; an infinity beyond the largest float."""
-    from fractions import Fraction
-    scale = _common_denominator(fractions)
-    if scale is None:
-        try:
-            return math.fsum(float(value) for value in fractions) / len(fractions)
-        except OverflowError:  # beyond the largest float on the way
-            return math.inf if sum(fractions) > 0 else -math.inf
-    whole = sum(value.numerator * (scale // value.denominator)
-                for value in fractions)
-    mean = Fraction(whole, scale * len(fractions))
-    if abs(mean) > _LARGEST_FLOAT:
-        return math.inf if mean > 0 else -math.inf
-    return float(mean)
+def _float_mean(scale, numbers):
+    """Return the mean of _scaled() numbers as a float: exact and rounded
+    once with a scale, else from the floats' sum, a few units in the last
+    place off; an infinity beyond the largest float."""
+    try:
+        if scale is None:
+            return math.fsum(map(float, numbers)) / len(numbers)
+        return sum(numbers) / (scale * len(numbers))
+    except OverflowError:  # beyond the largest float on the way
+        return math.inf if sum(numbers) > 0 else -math.inf
 
 
 def _subset_sums(sizes):
@@ -1141,10 +1120,8 @@ def _listed_count(sizes, limit):
     from bisect import bisect_right
     half = len(sizes) // 2
     low = sorted(_subset_sums(sizes[:half]))
-    count = 0
-    for total in _subset_sums(sizes[half:]):
-        count += bisect_right(low, limit - total)
-    return count
+    return sum(bisect_right(low, limit - total)
+               for total in _subset_sums(sizes[half:]))
 
 
 def _counted_count(sizes, limit):
@@ -1159,53 +1136,12 @@ def _counted_count(sizes, limit):
     return sum(ways)
 
 
-def _plus_parts(units, count, draws):
-    """Return `count` sums of the plus part of random sign assignments of
-    the units: bit i of a draw picks the i-th unit from the end. The sums
-    of each 8 units' 256 subsets are listed once, so a draw adds one sum a
-    byte: the same sums (each exact) as adding unit by unit, 5 times
-    sooner."""
-    backwards, tables = units[::-1], []
-    for start in range(0, len(units), 8):
-        sums = [0.0]  # sums[i]: the subset whose units are i's bits
-        for unit in backwards[start:start + 8]:
-            sums += [total + unit for total in sums]
-        tables.append(sums)
-    width, sums = (len(units) + 7) // 8, []
-    for _ in range(count):
-        picks = draws.getrandbits(len(units)).to_bytes(width, "little")
-        sums.append(sum(map(list.__getitem__, tables, picks)))
-    return sums
-
-
-def _sampled_count(sizes, observed, count):
-    """Return how many of `count` random sign assignments of the float
-    sizes give a sum at least `observed` from 0, from a seed fixed by the
-    sizes: the same on every run and every CPython, and another for other
-    data (so that the tests of one report err apart)."""
-    from random import Random
-    # Each size in whole units of 2**-52 of the total, so that every sum is
-    # exact. Rounding moves a sum by under 2 units a size: a draw that close
-    # counts as extreme, so rounding can only raise p.
-    scale = 2 ** 52 / math.fsum(sizes)
-    units = [float(round(size * scale)) for size in sizes]
-    total = sum(units)
-    limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
-    extreme, seed = 0, _SEED * 2 ** 64 + int(total) + len(units)
-    for plus in _plus_parts(units, count, Random(seed)):
-        extreme += plus <= limit or plus >= total - limit
-    return extreme
-
-
-def _exact_p(moved, budget):
-    """Return the exact p of the moved differences, listed or counted, or
-    None when the budget cannot pay for it (it pays what it costs)."""
+def _exact_p(sizes, observed, budget):
+    """Return the exact p of moved units of whole sizes whose signed sum is
+    observed from 0, listed or counted, or None when the budget cannot pay
+    for it (it pays what it costs)."""
     from fractions import Fraction
-    scale, m = _common_denominator(moved), len(moved)
-    if scale is None:
-        return None
-    units = [d.numerator * (scale // d.denominator) for d in moved]
-    sizes, observed = [abs(unit) for unit in units], abs(sum(units))
+    m = len(sizes)
     if not observed:
         return Fraction(1)  # every sum is as far from 0 as that
     # Signs split the sizes into a plus part and a minus part, and the sum
@@ -1224,40 +1160,47 @@ def _exact_p(moved, budget):
     return None
 
 
-def _tails(floats, observed):
-    """Return (the normal law's two-sided tail at the observed sum, with
-    the sum's variance; Hoeffding's bound on the exact p): both known
-    without sampling, the second never below the exact p."""
-    variance = math.fsum(value * value for value in floats)
-    normal = math.erfc(observed / math.sqrt(2 * variance))
-    return normal, min(1.0, 2 * math.exp(-observed ** 2 / (2 * variance)))
+def _plus_parts(units, count, draws):
+    """Return `count` sums of the plus part of random sign assignments of
+    the units, each exact. Of a size that 32 units or more share, as many
+    are plus as a draw of as many random bits has ones (a binomial count).
+    Of the other units, bit i of a draw picks the i-th from the end: the
+    sums of each 8 units' 256 subsets are listed once, so a draw adds one
+    sum a byte, 5 times sooner than unit by unit."""
+    from collections import Counter
+    from operator import add
+    shared = Counter(units)
+    rare = [unit for unit in units if shared[unit] < 32][::-1]
+    tables = [_subset_sums(rare[start:start + 8])
+              for start in range(0, len(rare), 8)]
+    sums = [0.0] * count
+    for draw in range(count if rare else 0):
+        picks = draws.getrandbits(len(rare)).to_bytes(len(tables), "little")
+        sums[draw] = sum(map(list.__getitem__, tables, picks))
+    for size, many in sorted(shared.items()):
+        if many >= 32:  # as costly as 32 units bit by bit
+            plus = [size * bin(draws.getrandbits(many)).count("1")
+                    for _ in range(count)]
+            sums = list(map(add, sums, plus))
+    return sums
 
 
-def _sign_flip_p(differences, budget):
-    """Return {p, method, samples, standard_error, p_upper, normal_p} of
-    the two-sided sign-flip test of the units' differences, in the order
-    of the units' names, as the budget allows (see _Budget)."""
-    from fractions import Fraction
-    moved = [difference for difference in differences if difference]
-    found = dict(p=Fraction(1), method="exact", samples=None,
-                 standard_error=0.0, p_upper=Fraction(1), normal_p=1.0)
-    if not moved:
-        return found  # every sum is 0, as far as observed
-    largest = max(abs(difference) for difference in moved)
-    signed = [float(difference / largest) for difference in moved]
-    # fsum: the same float on every CPython (3.12's sum() compensates).
-    floats, observed = [abs(value) for value in signed], abs(math.fsum(signed))
-    found["normal_p"], hoeffding = _tails(floats, observed)
-    p = _exact_p(moved, budget)
-    if p is not None:
-        return dict(found, p=p, p_upper=p)
-    # The observed assignment counts as one draw, so p is never 0.
-    extreme = _sampled_count(floats, observed, budget.draws)
-    p = Fraction(1 + extreme, 1 + budget.draws)
-    error = (float(p) * (1 - float(p)) / budget.draws) ** 0.5
-    upper = min(_upper_bound(extreme, budget.draws), hoeffding)
-    return dict(found, p=p, method="sampled", samples=budget.draws,
-                standard_error=error, p_upper=upper)
+def _sampled_count(sizes, observed, count):
+    """Return how many of `count` random sign assignments of the float
+    sizes give a sum at least `observed` from 0, from a seed fixed by the
+    sizes: the same on every run and every CPython, and another for other
+    data (so that the tests of one report err apart)."""
+    from random import Random
+    # Each size in whole units of 2**-52 of the total, so that every sum is
+    # exact. Rounding moves a sum by under 2 units a size: a draw that close
+    # counts as extreme, so rounding can only raise p.
+    scale = 2 ** 52 / math.fsum(sizes)
+    units = [float(round(size * scale)) for size in sizes]
+    total = sum(units)
+    limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
+    draws = Random(_SEED * 2 ** 64 + int(total) + len(units))
+    return sum(plus <= limit or plus >= total - limit
+               for plus in _plus_parts(units, count, draws))
 
 
 def _upper_bound(hits, draws):
@@ -1271,18 +1214,46 @@ def _upper_bound(hits, draws):
     low, high = rate, 1.0
     for _ in range(60):
         middle = (low + high) / 2
-        if _divergence(rate, middle) < reach:
+        # The Kullback-Leibler divergence of a coin of chance middle from
+        # one of chance rate, in nats.
+        divergence = (1 - rate) * math.log((1 - rate) / (1 - middle))
+        divergence += rate * math.log(rate / middle) if rate else 0.0
+        if divergence < reach:
             low = middle
         else:
             high = middle
     return high
 
 
-def _divergence(rate, p):
-    """Return the Kullback-Leibler divergence of a coin of chance p from
-    one of chance rate (in nats), rate below p below 1."""
-    divergence = (1 - rate) * math.log((1 - rate) / (1 - p))
-    return divergence + (rate * math.log(rate / p) if rate else 0.0)
+def _sign_flip_p(numbers, scale, budget):
+    """Return {p, method, samples, standard_error, p_upper, normal_p} of
+    the two-sided sign-flip test of the units' _scaled() differences, in
+    the order of the units' names, as the budget allows (see _Budget)."""
+    from fractions import Fraction
+    moved = [number for number in numbers if number]
+    found = dict(p=Fraction(1), method="exact", samples=None,
+                 standard_error=0.0, p_upper=Fraction(1), normal_p=1.0)
+    if not moved:
+        return found  # every sum is 0, as far as observed
+    sizes = [abs(number) for number in moved]
+    largest = max(sizes)
+    signed = [float(number / largest) for number in moved]
+    # fsum: the same float on every CPython (3.12's sum() compensates).
+    floats, observed = [abs(value) for value in signed], abs(math.fsum(signed))
+    variance = math.fsum(value * value for value in floats)
+    found["normal_p"] = math.erfc(observed / math.sqrt(2 * variance))
+    p = None if scale is None else _exact_p(sizes, abs(sum(moved)), budget)
+    if p is not None:
+        return dict(found, p=p, p_upper=p)
+    # The observed assignment counts as one draw, so p is never 0.
+    extreme = _sampled_count(floats, observed, budget.draws)
+    p = Fraction(1 + extreme, 1 + budget.draws)
+    # Hoeffding's bound on the exact p, known without sampling.
+    hoeffding = min(1.0, 2 * math.exp(-observed ** 2 / (2 * variance)))
+    error = (float(p) * (1 - float(p)) / budget.draws) ** 0.5
+    upper = min(_upper_bound(extreme, budget.draws), hoeffding)
+    return dict(found, p=p, method="sampled", samples=budget.draws,
+                standard_error=error, p_upper=upper)
 
 
 def _question_value(value, side, name, read):
@@ -1325,25 +1296,43 @@ def _p_shown(found):
         p, draws, upper)
 
 
+def _lowest_p(moved):
+    """Return the lowest p that `moved` units can give, 2**(1 - moved): all
+    moved one way."""
+    from fractions import Fraction
+    return Fraction(2, 2 ** moved) if moved else Fraction(1)
+
+
+def _by_unit(before, after, groups):
+    """Return the differences (after - before) of each unit's questions, a
+    list a unit, in the order of the units: groups, then questions without
+    one, by name. A question n/a on either side is left out."""
+    units, found = {}, {}  # found: the difference of each pair, as they repeat
+    for name, old in before.items():
+        new = after[name]
+        if old is None or new is None:
+            continue
+        pair = old.numerator, old.denominator, new.numerator, new.denominator
+        if pair not in found:  # (a Fraction's own hash is slow on 3.8)
+            found[pair] = new - old
+        group = None if groups is None else groups[name]
+        unit = (1, name) if group is None else (0, group)
+        units.setdefault(unit, []).append(found[pair])
+    return [units[unit] for unit in sorted(units)]  # the same in any order
+
+
 def _paired(before, after, groups, runs, budget):
     """Return paired_test() of two dicts of exact values (fractions or None)
     by question name, groups by question name or None; runs counts the
     questions whose sides hold different numbers of runs."""
-    by_unit = {}  # the differences of each unit: a group, or a question
-    for name in before:
-        if before[name] is not None and after[name] is not None:
-            group = None if groups is None else groups[name]
-            unit = (1, name) if group is None else (0, group)
-            by_unit.setdefault(unit, []).append(after[name] - before[name])
-    units = [by_unit[unit] for unit in sorted(by_unit)]  # same in any order
+    units = _by_unit(before, after, groups)
     differences = [unit[0] if len(unit) == 1 else sum(unit) / len(unit)
                    for unit in units]
     questions = [difference for unit in units for difference in unit]
-    signs = [difference.numerator > 0 for difference in differences if
-             difference]  # (a Fraction's sign is its numerator's)
-    wins, losses = signs.count(True), signs.count(False)
-    found = _sign_flip_p(differences, budget)
-    mean = _float_mean(differences) if differences else None
+    scale, numbers = _scaled(differences)
+    wins, losses = sum(n > 0 for n in numbers), sum(n < 0 for n in numbers)
+    found = _sign_flip_p(numbers, scale, budget)
+    mean = _float_mean(scale, numbers) if numbers else None
     one_sided = [name for name in before
                  if (before[name] is None) != (after[name] is None)]
     return {
@@ -1353,7 +1342,7 @@ def _paired(before, after, groups, runs, budget):
         "groups": len(differences),
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)
-        else _float_mean(questions),
+        else _float_mean(*_scaled(questions)),
         "wins": wins,
         "ties": len(differences) - wins - losses,
         "losses": losses,
@@ -1367,13 +1356,6 @@ def _paired(before, after, groups, runs, budget):
         "normal_p": found["normal_p"],
         "unmatched_runs": runs,
     }
-
-
-def _lowest_p(moved):
-    """Return the lowest p that `moved` units can give, 2**(1 - moved): all
-    moved one way."""
-    from fractions import Fraction
-    return Fraction(2, 2 ** moved) if moved else Fraction(1)
 
 
 def _check_values(before, after, groups):
@@ -1395,6 +1377,9 @@ def _check_values(before, after, groups):
             _check_name(group, "groups[%s]" % _shown(name))
 
 
+def _run_count(value):
+    """Return how many runs a question's value holds."""
+    return len(value) if type(value) is tuple else 1
 def paired_test(before, after, *, groups=None):
     """Compare two systems question by question with a paired sign-flip test.
 
@@ -1426,25 +1411,20 @@ def paired_test(before, after, *, groups=None):
                                       different numbers of runs
 
     p, p_upper (when exact) and min_p are Fractions, 1 when no unit moved;
-    mean is None with no unit. The same data in any order gives the same
-    result.
+    mean is None with no unit. Data in any order gives the same result.
     """
     _check_values(before, after, groups)
     read = {}  # the fraction of each number seen so far: values repeat
     values = [{name: _question_value(value, side, name, read)
                for name, value in by_name.items()}
               for side, by_name in (("before", before), ("after", after))]
-    unmatched = 0
-    for name in before:
-        if _run_count(before[name]) != _run_count(after[name]):
-            unmatched += 1
-    budget = _Budget(_MAX_COUNTING_STEPS, _MAX_DRAWS)  # one test's own
-    return _paired(values[0], values[1], groups, unmatched, budget)
-
-
-def _run_count(value):
-    """Return how many runs a question's value holds."""
-    return len(value) if type(value) is tuple else 1
+    unmatched = sum(_run_count(before[name]) != _run_count(after[name])
+                    for name in before)
+    moved = sum(value is not None and value != values[1][name]
+                for name, value in values[0].items())
+    draws = max(_MIN_DRAWS, min(_MAX_DRAWS, _REPORT_DRAWS // max(moved, 1)))
+    return _paired(values[0], values[1], groups, unmatched,
+                   _Budget(_MAX_COUNTING_STEPS, draws))  # a budget of its own
 
 
 def p_text(p, method="exact"):

@@ -2794,7 +2794,7 @@ class PairedTest(TestCase):
                 ((100, 220000), ("sampled", 100000)),  # 22,000,100
                 ((1000, 21999), ("exact", None)),      # 1,000 x 22,000 x 1 = 22,000,000
                 ((1001, 10988), ("exact", None)),      # 1,001 x 10,989 x 2 = 21,999,978
-                ((1001, 10989), ("sampled", 100000))]  # 22,001,980
+                ((1001, 10989), ("sampled", 59940))]  # 22,001,980; 60,000,000 // 1,001 draws
         self.assertRows(method, rows)
 
     def test_sampled_p_values_are_pinned_and_near_the_exact_p(self):

@@ -1,157 +1,88 @@
-"""Rerun the rates that README.md's "What the paired test assumes" states.
-
-    python .ci/rates.py [--quick] [--check] [RATE ...]
-
-Each rate draws trials with no true difference from its setting and
-decides each as the significance rule does: alpha 0.05, the mean rose over
-the units and the questions, p_upper within the level Holm's method gives
-(evaluate's own _significance_tests()). By default it runs the README's
-trials from the README's seeds, so it prints the README's figures exactly
-(about 25 minutes of CPU on CPython 3.11); --quick, a tenth of the trials
-from other seeds: a fresh measurement in about 2.5 minutes. --check exits 1
-when a rate is over 3 standard errors (of both measurements combined) from
-the README's figure, or the README no longer states it. Not run by .ci/run:
-too slow for every push.
-"""
-import math
+"""python .ci/rates.py [--quick] [--check] [RATE ...]: README.md's rates of "What the paired
+test assumes", each trial decided by paired_test() as the significance rule does: the README's
+trials and seeds (25 minutes of CPU), --quick a tenth; --check exits 1 past 3 standard errors."""
 import os
 import random
 import sys
 import time
+from math import fsum, hypot
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-import evaluate  # noqa: E402  (after the path is set)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from evaluate import paired_test  # noqa: E402  (after the path is set)
 
 NAMES = ["q%02d" % number for number in range(50)]
+RANDOM, THIRDS = random.Random.random, (0.0, 1 / 3, 2 / 3, 1.0)  # a score; coverage of 3
 SKEWED = (0.1,) * 38 + (-1.0,) * 2 + (-0.05,) * 36  # chances in 76ths
 
 
-def accepted(baseline, candidates, groups=None):
-    """Whether the rule accepts any candidate: Holm's levels and order as
-    the report gives them, then rose and p_upper within the level."""
-    tested = {index: {"m": evaluate.paired_test(baseline, after,
-                                                groups=groups)}
-              for index, after in enumerate(candidates)}
-    tests = evaluate._significance_tests(
-        {"significance": {"metric": "m", "alpha": 0.05}}, tested)
-    return any(test["earlier_steps_held"] and test["mean"] > 0
-               and test["question_mean"] > 0
-               and evaluate._p_holds(test, test["level"])
-               for test in tests.values())
+def accepted(before, candidates, groups=None):  # by Holm's steps at alpha 0.05
+    tests = [paired_test(before, after, groups=groups) for after in candidates]
+    tests.sort(key=lambda test: test["p"] if test["method"] == "exact" else test["normal_p"])
+    for step, test in enumerate(tests):
+        if test["p_upper"] > 0.05 / (len(tests) - step):
+            return False  # this step fails, and every one after it
+        if test["mean"] > 0 and test["question_mean"] > 0:
+            return True
+    return False
 
 
-def one(before, after, groups=None):
-    """One candidate: a trial whose question mean fell cannot be accepted,
-    so it is not tested (a speed-up only: the rule needs it to rise)."""
+def one(before, after, groups=None):  # a fall of the question mean: not tested
     def mean(value):
-        return math.fsum(value) / len(value) if type(value) is tuple else value
-    change = math.fsum(mean(after[name]) - mean(before[name])
-                       for name in after)
+        return fsum(value) / len(value) if type(value) is tuple else value
+    change = fsum(mean(after[name]) - mean(before[name]) for name in after)
     return change > -1e-9 and accepted(before, [after], groups)
 
 
-def coverage(draw):
-    return {name: draw.randrange(4) / 3 for name in NAMES[:30]}
+def drawn(draw, value, questions=30, runs=1):  # value: a function of draw, or its choices
+    pick = value if callable(value) else lambda draw: draw.choice(value)
+    return {name: pick(draw) if runs == 1 else tuple(pick(draw) for _ in range(runs))
+            for name in NAMES[:questions]}
 
 
-def uniform(draw, questions):
-    return {name: draw.random() for name in NAMES[:questions]}
-
-
-def unequal(draw, chance, runs):
-    """30 questions; the candidate has `runs` runs (1 or 5), the baseline
-    6 - runs; each run covers Binomial(3, chance) of 3 claims."""
-    def side(count):
-        values = [sum(draw.random() < chance for _ in range(3)) / 3
-                  for _ in range(count)]
-        return tuple(values) if count > 1 else values[0]
-    before = {name: side(6 - runs) for name in NAMES[:30]}
-    return one(before, {name: side(runs) for name in NAMES[:30]})
-
-
-def conversations(draw, declared):
-    """10 conversations of 5 turns, differences normal (0, 1) correlated
-    0.5 within one; groups declared or left out."""
+def conversations(draw, declared):  # 10 of 5 turns, correlated 0.5 within one
     after, groups = {}, {}
     for number, name in enumerate(NAMES):
-        if number % 5 == 0:
-            shared = draw.gauss(0, 1)
-        after[name] = (shared + draw.gauss(0, 1)) * 0.5 ** 0.5
-        groups[name] = "c%d" % (number // 5)
+        shared = draw.gauss(0, 1) if number % 5 == 0 else shared
+        after[name], groups[name] = (shared + draw.gauss(0, 1)) * 0.5 ** 0.5, "c%d" % (number // 5)
     return one(dict.fromkeys(after, 0.0), after, groups if declared else None)
 
 
-def skewed(draw):
-    after = {name: SKEWED[draw.randrange(76)] for name in NAMES[:30]}
-    return one(dict.fromkeys(after, 0.0), after)
+def unequal(chance, runs):  # `runs` runs against 6 - runs, each covering Binomial(3, chance)
+    def run(draw):
+        return sum(draw.random() < chance for _ in range(3)) / 3
+    return lambda d: one(drawn(d, run, runs=6 - runs), drawn(d, run, runs=runs))
 
 
-# Each rate: its name (its seed), the README's percent and trials, the
-# setting drawn with no true difference, and a trial: accepted or not.
-RATES = [
-    ("coverage_30", 1.88, 40000, "30 questions, coverage uniform on {0, 1/3,"
-     " 2/3, 1} on both sides", lambda d: one(coverage(d), coverage(d))),
-    ("continuous_30", 2.38, 10000, "30 questions, a score uniform on [0, 1)"
-     " on both sides (p exact)",
-     lambda d: one(uniform(d, 30), uniform(d, 30))),
-    ("continuous_40", 2.40, 6000, "40 questions, the same score (p sampled)",
-     lambda d: one(uniform(d, 40), uniform(d, 40))),
-    ("holm_3", 1.77, 10000, "any of 3 candidates, as coverage_30, Holm",
-     lambda d: accepted(coverage(d), [coverage(d) for _ in range(3)])),
-    ("holm_5", 1.60, 10000, "any of 5 candidates, as coverage_30, Holm",
-     lambda d: accepted(coverage(d), [coverage(d) for _ in range(5)])),
-    ("skewed", 15.82, 20000, "30 differences +0.10 (chance 1/2), -0.05 "
-     "(18/38), -1 (1/38): mean 0", skewed),
-    ("groups_left_out", 12.26, 8000, "10 conversations of 5 turns, groups "
-     "left out: 50 units (p sampled)", lambda d: conversations(d, False)),
-    ("groups_declared", 2.42, 20000, "the same, groups declared: 10 units",
-     lambda d: conversations(d, True)),
-    ("one_run_high", 4.12, 20000, "1 run against 5, each covering Binomial("
-     "3, 0.9) of 3 claims: the 1-run side", lambda d: unequal(d, 0.9, 1)),
-    ("five_runs_high", 1.06, 20000, "the same, the 5-run side",
-     lambda d: unequal(d, 0.9, 5)),
-    ("one_run_low", 0.98, 20000, "Binomial(3, 0.1): the 1-run side",
-     lambda d: unequal(d, 0.1, 1)),
-    ("five_runs_low", 4.03, 20000, "Binomial(3, 0.1): the 5-run side",
-     lambda d: unequal(d, 0.1, 5)),
-]
-
-
-def variance(share, trials):
-    return share * (1 - share) / trials
+RATES = [  # name (its seed), the README's percent and trials, a trial: accepted or not
+    ("coverage_30", 1.88, 40000, lambda d: one(drawn(d, THIRDS), drawn(d, THIRDS))),
+    ("continuous_30", 2.38, 10000, lambda d: one(drawn(d, RANDOM), drawn(d, RANDOM))),
+    ("continuous_40", 2.40, 6000, lambda d: one(drawn(d, RANDOM, 40), drawn(d, RANDOM, 40))),
+    ("holm_3", 1.77, 10000, lambda d: accepted(drawn(d, THIRDS), [
+        drawn(d, THIRDS) for _ in range(3)])),
+    ("holm_5", 1.60, 10000, lambda d: accepted(drawn(d, THIRDS), [
+        drawn(d, THIRDS) for _ in range(5)])),
+    ("skewed", 15.82, 20000, lambda d: one(dict.fromkeys(NAMES[:30], 0.0), drawn(d, SKEWED))),
+    ("groups_left_out", 12.26, 8000, lambda d: conversations(d, False)),
+    ("groups_declared", 2.42, 20000, lambda d: conversations(d, True)),
+    ("one_run_high", 4.12, 20000, unequal(0.9, 1)), ("five_runs_low", 4.03, 20000, unequal(0.1, 5)),
+    ("five_runs_high", 1.06, 20000, unequal(0.9, 5)), ("one_run_low", 0.98, 20000, unequal(0.1, 1))]
 
 
 def main(options):
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as file:
-        section = file.read().split("## What the paired test assumes")[1]
-    # One space between words, as a figure may wrap in a list's indent.
-    section, failed = " ".join(section.split("\n## ")[0].split()), 0
-    quick = "--quick" in options
+    failed, quick = 0, "--quick" in options
     named = [option for option in options if option[:2] != "--"]
-    for name, percent, full, setting, trial in RATES:
-        if named and name not in named:
-            continue
-        trials = full // 10 if quick else full
-        draw, started = random.Random(name + " quick" * quick), \
-            time.process_time()
+    for name, percent, full, trial in [rate for rate in RATES if rate[0] in named or not named]:
+        trials, draw = full // (10 if quick else 1), random.Random(name + " quick" * quick)
+        started = time.process_time()
         share = sum(bool(trial(draw)) for _ in range(trials)) / trials
-        error = variance(share, trials) ** 0.5
-        print("%s: %.2f%% +- %.2f%% of %d trials, %.0f s of CPU (README: "
-              "%.2f%% of %d)\n    %s" % (
-                  name, 100 * share, 100 * error, trials,
-                  time.process_time() - started, percent, full, setting))
-        # The README states each figure as "P% ± E%", its trials as 40,000.
-        stated = percent is not None and "%.2f%% ± %.2f%%" % (
-            percent, 100 * variance(percent / 100, full) ** 0.5) in section \
-            and "{:,}".format(full) in section
-        if "--check" in options and (not stated or abs(
-                share - percent / 100) > 3 * (
-                error ** 2 + variance(percent / 100, full)) ** 0.5):
+        error, stated = (share * (1 - share) / trials) ** 0.5, (
+            percent / 100 * (1 - percent / 100) / full) ** 0.5
+        print("%s: %.2f%% +- %.2f%% of %d trials, %.0f s of CPU (README: %.2f%% ± %.2f%% of %s)"
+              % (name, 100 * share, 100 * error, trials, time.process_time() - started, percent,
+                 100 * stated, "{:,}".format(full)))
+        if "--check" in options and abs(share - percent / 100) > 3 * hypot(error, stated):
             failed += 1
-            print("    FAIL: " + ("over 3 standard errors from the README"
-                                  if stated else "the README does not state "
-                                  "its figure, ± and trials"))
+            print("    FAIL: over 3 standard errors from the README")
     return 1 if failed else 0
 
 

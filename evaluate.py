@@ -2870,20 +2870,8 @@ def _cell(value):
     return "%.2f" % value
 
 
-def _table_lines(rows, k, labels):
-    """Return the per-question table: a header, then a line for each
-    ('case system', its values, or None for a run not made) of rows."""
-    header = " ".join(label.replace("%d", str(k)) for label in labels)
-    lines = ["case system | " + header]
-    for where, values in rows:
-        shown = "not run" if values is None else " ".join(map(_cell, values))
-        lines.append("%s | %s" % (where, shown))
-    return lines
-
-
 def _each_run(result, part):
-    """Return ('case system', part) of each run, repeated runs numbered '#1'
-    ..., and ('case system', None) where the system did not run the case."""
+    """Return ('case system', part, None if not run) of each run, '#1'... if repeated."""
     found = []
     for question in result["questions"]:
         for system, row in question["systems"].items():
@@ -2899,23 +2887,20 @@ def _each_run(result, part):
 
 
 def _explain_lines(result):
-    """Return each unsupported or uncovered claim and disclosure, then reviews."""
-    lines = ["", "each unsupported claim with the first rule it breaks, each expected "
-             "claim left uncovered, and each restricted document disclosed"]
+    """Return each run's unsupported and uncovered claims and disclosures, then reviews."""
+    lines = ["", "each unsupported claim with the first rule it breaks, each "
+             "expected claim left uncovered, and each restricted document disclosed"]
     for where, found in _each_run(result, "explain"):
-        if found is None:
-            continue  # not run
-        for claim, reason in found["claims"] or ():
-            if reason:
-                lines.append("%s | claim %s unsupported: %s" % (where, claim, reason))
-        for claim in found["uncovered"] or ():
-            lines.append("%s | expected claim %s not covered" % (where, claim))
-        for document in found["disclosed"]:
-            lines.append("%s | restricted document %s disclosed" % (where, document))
-    queue = []
-    for system, name, claim, cited in result["review_queue"]:
-        cited = ", ".join(cited) or "nothing"
-        queue.append("%s | %s: claim %s citing %s" % (system, name, claim, cited))
+        if found is not None:  # else not run
+            lines += ["%s | claim %s unsupported: %s" % (where, claim, reason)
+                      for claim, reason in found["claims"] or () if reason]
+            lines += ["%s | expected claim %s not covered" % (where, claim)
+                      for claim in found["uncovered"] or ()]
+            lines += ["%s | restricted document %s disclosed" % (where, document)
+                      for document in found["disclosed"]]
+    queue = ["%s | %s: claim %s citing %s" % (system, name, claim,
+                                               ", ".join(cited) or "nothing")
+             for system, name, claim, cited in result["review_queue"]]
     orphans = ["%s: claim %s" % pair for pair in result["orphan_labels"]]
     lines += ["", "claims nobody has labelled, rejected or disputed: the next "
               "round of reviewing"] + (queue or ["none"])
@@ -2924,38 +2909,30 @@ def _explain_lines(result):
     return lines + (orphans or ["none"])
 
 
-def _summary_lines(result):
-    """Return the summary: decisions, changes, slices, tests, reviews, policy."""
-    summary, systems = result["summary"], result["systems"]
-    comparisons, policy = summary["comparisons"], summary["policy"]
-    label = {name: measure["label"].replace("%d", str(result["k"]))
-             for name, measure in MEASURES.items()}
-    lines = _head_lines(result)
-    for compared in comparisons:
-        lines += _manifest_lines(compared)
-        lines += _change_lines(compared, label, max(3, _LISTED // len(comparisons)))
-    for part, names in summary["slices"].items():
-        lines += _slice_lines(part, names, summary["means"][part], label)
-    lines += _trec_eval_lines(summary["trec_eval_means"], label)
-    if summary["lenient_means"] is not None:
-        lines += _slice_lines("answerable", summary["slices"]["answerable"],
-                             summary["lenient_means"]["answerable"], label,
-                             ", lenient reading (disputed labels count as support)")
-        lines.append("disputed labels: " + _disputes(summary["disputed_labels"]))
-    lines += ["", "n/a rule: a macro mean skips questions without a value and says how "
-              "many it averaged; n/a never counts as 0."]
-    lines += _paired_lines(comparisons, summary["groups"], label)
-    lines += _disclosure_lines(summary)
-    if policy is None:
-        return lines
-    lines += ["", "acceptance policy, from %s" % policy["source"],
-              "(python demo.py --explain shows why each unsupported claim is "
-              "unsupported)"]
-    lines += _decision_lines(systems[0], policy["baseline_alone"], alone=True)
-    for compared in comparisons:
-        title = "%s against %s" % (compared["candidate"], systems[0])
-        lines += _decision_lines(title, compared["decision"])
-    return lines
+def _decided_words(decided, alone=False):
+    """Return a decision in a few words: its caveats, or its first broken finding."""
+    if decided["accepted"] is None:
+        return "none, as no rule of the policy could be checked"
+    strict, loose = decided["strict"], decided["lenient"]
+    if decided["accepted"] and alone:
+        return "every rule holds"
+    if decided["accepted"]:  # with what the acceptance rests on, if anything
+        text, test = "accepted", strict["significance"]
+        if loose is not None and strict["accepted"] != loose["accepted"]:
+            text += " under the plan %r, the readings disagreeing" % decided["plan"]
+        if test and test["unmatched_runs"]:
+            unmatched = _plural(test["unmatched_runs"], "question")
+            text += " (more runs on one side on %s)" % unmatched
+        return text
+    broken = decided["findings"]  # the gravest first
+    rule, subject, detail, readings = broken[0]
+    text = "%s, first: %s %s (%s)" % ("some rule does not hold" if alone
+                                      else "not accepted", rule, subject, detail)
+    if readings != "both" and loose is not None:
+        text += " [%s reading]" % readings
+    if len(broken) > 1:
+        text += ", and %d more broken" % (len(broken) - 1)
+    return text
 
 
 def _head_lines(result):
@@ -2972,119 +2949,73 @@ def _head_lines(result):
             lines.append(title + "no question was run by both: nothing compared")
         elif test and not test["questions"]:
             metric = summary["policy"]["rules"]["significance"]["metric"]
-            lines.append(title + "no question has a value of %s from both: nothing "
-                         "compared" % metric)
+            lines.append(title + "no question has a value of %s from both: "
+                         "nothing compared" % metric)
     groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
     candidates = "candidate" + "s" * (len(systems) > 2) + " " + ", ".join(systems[1:])
     if len(systems) == 1:  # judged alone, by the rules that need no baseline
         candidates = "alone: nothing compared"
         lines += [gate_text(result)] if summary["policy"] else []
-    answerable = len(summary["slices"]["answerable"])
-    lines.append("summary of %s: %s%s (%d answerable), k = %d, "
-                 "baseline %s, %s" % (
-                     result["source"], _plural(len(result["questions"]), "question"),
-                     groups, answerable, result["k"], systems[0], candidates))
-    for system, missing in summary["not_run"].items():
+    lines.append("summary of %s: %s%s (%d answerable), k = %d, baseline %s, %s" % (
+        result["source"], _plural(len(result["questions"]), "question"),
+        groups, len(summary["slices"]["answerable"]), result["k"],
+        systems[0], candidates))
+    missed = [(system, missing) for system, missing in summary["not_run"].items()
+              if missing["count"]]
+    for system, missing in missed:
         more = missing["count"] - len(missing["cases"])  # past the cases named
-        if missing["count"]:
-            lines.append("not run by %s: %s (%s%s)" % (
-                system, _plural(missing["count"], "question"),
-                ", ".join(missing["cases"]), ", and %d more" % more if more else ""))
-    if any(missing["count"] for missing in summary["not_run"].values()):
-        lines.append("so each mean is over the questions its system ran, and each "
-                     "change and paired test over those both ran")
-    return lines
+        lines.append("not run by %s: %s (%s%s)" % (
+            system, _plural(missing["count"], "question"),
+            ", ".join(missing["cases"]), ", and %d more" % more if more else ""))
+    return lines + ["so each mean is over the questions its system ran, and each "
+                    "change and paired test over those both ran"] * bool(missed)
 
 
-def _decided_words(decided, alone=False):
-    """Return a decision in a few words, with its first broken finding: the
-    gravest. A baseline checked alone holds its rules, or does not."""
-    if decided["accepted"] is None:
-        return "none, as no rule of the policy could be checked"
-    if decided["accepted"]:
-        return "every rule holds" if alone else "accepted" + _caveats(decided)
-    broken = decided["findings"]
-    rule, subject, detail, readings = broken[0]
-    text = "%s, first: %s %s (%s)" % (
-        "some rule does not hold" if alone else "not accepted", rule,
-        subject, detail)
-    if readings != "both" and decided["lenient"] is not None:
-        text += " [%s reading]" % readings
-    if len(broken) > 1:
-        text += ", and %d more broken" % (len(broken) - 1)
-    return text
-
-
-def _caveats(decided):
-    """Return what an acceptance rests on: a plan the readings disagree
-    on, or runs of unequal number; else ''."""
-    text, loose = "", decided["lenient"]
-    if loose is not None and decided["strict"]["accepted"] != loose["accepted"]:
-        text += " under the plan %r, the readings disagreeing" % decided["plan"]
-    test = decided["strict"]["significance"]
-    if test and test["unmatched_runs"]:
-        unmatched = _plural(test["unmatched_runs"], "question")
-        text += " (more runs on one side on %s)" % unmatched
-    return text
-
-
-def _manifest_lines(compared):
-    """Return what changed between the two systems' run manifests, if given."""
-    changed = compared["manifest_changes"]
-    if changed is None:
-        return []
-    lines = ["", "run manifests: what changed from %s to %s (corpus, questions, "
-             "permissions and rubric are held constant)" % (
-                 compared["baseline"], compared["candidate"])]
-    for field, old, new in changed:
+def _compared_lines(compared, label, most):
+    """Return what the run manifests changed, and the questions that moved."""
+    changed, lines = compared["manifest_changes"], []
+    if changed is not None:
+        lines += ["", "run manifests: what changed from %(baseline)s to "
+                  "%(candidate)s (corpus, questions, permissions and rubric are "
+                  "held constant)" % compared] + ["nothing changed"] * (not changed)
+    for field, old, new in changed or ():
         old, new = ["(none)" if value is None else ascii(value)
                     for value in (old, new)]
         lines.append("%s: %s -> %s" % (field, old, new))
-    if not changed:
-        lines.append("nothing changed")
-    if len(changed) > 1:
-        lines.append("%d things changed at once: which of them made the difference is "
-                     "unknown; change one at a time" % len(changed))
-    return lines
-
-
-def _change_lines(compared, label, most):
-    """Return the questions that moved, regressions first, then the totals."""
+    if changed and len(changed) > 1:
+        lines.append("%d things changed at once: which of them made the difference "
+                     "is unknown; change one at a time" % len(changed))
     if not compared["shared"]:
-        return []  # nothing compared: the first lines say so
-    lines = ["", "per-question change from %s to %s on the %d questions both ran (a "
-             "pair with n/a on either side is shown, not judged)" % (
-                 compared["baseline"], compared["candidate"], compared["shared"])]
+        return lines  # nothing compared: the first lines say so
+    lines += ["", "per-question change from %(baseline)s to %(candidate)s on the "
+              "%(shared)d questions both ran (a pair with n/a on either side is "
+              "shown, not judged)" % compared]
     moved = [item for item in compared["changes"] if item["moved"]]
-    worse = ("regressed", "mixed")
-    moved.sort(key=lambda item: item["verdict"] not in worse)  # stable
-    for item in moved[:most]:
+    moved.sort(key=lambda item: item["verdict"] not in ("regressed", "mixed"))
+    for item in moved[:most]:  # regressions first, else in order
         judged, unjudged = [], []
         for metric, old, new, weighed in item["moved"]:
             text = "%s %s -> %s" % (label[metric], _cell(old), _cell(new))
             (judged if weighed else unjudged).append(text)
-        detail = ", ".join(judged)  # none when the verdict is "not judged"
-        if unjudged:
-            detail += ("; not judged: " if judged else "") + ", ".join(unjudged)
+        detail = "; not judged: ".join(
+            filter(None, [", ".join(judged), ", ".join(unjudged)]))
         lines.append("%s: %s (%s)" % (item["case"], item["verdict"], detail))
     totals = ", ".join("%d %s" % (count, name)
                        for name, count in compared["totals"].items())
     if len(moved) > most:
         totals += "; %d more moved (--json lists every question)" % (
             len(moved) - most)
-    lines.append("totals: " + totals)
-    return lines
+    return lines + ["totals: " + totals]
 
 
 def _slice_lines(part, names, means, label, reading=""):
     """Return a slice's means per system."""
     if not names:
         return ["", "no %s questions" % part]
-    measured, unmeasured = [], []
-    for metric in label:
-        if metric in means:
-            averaged = any(mean["averaged"] for mean in means[metric].values())
-            (measured if averaged else unmeasured).append(metric)
+    measured = [metric for metric in label if metric in means]
+    unmeasured = [metric for metric in measured if not any(
+        mean["averaged"] for mean in means[metric].values())]
+    measured = [metric for metric in measured if metric not in unmeasured]
     abstentions = means["correct_abstentions"] is not None and not reading
     header = [label[metric] for metric in measured] + ["support pooled"]
     header += ["abstention correct"] * abstentions
@@ -3105,14 +3036,34 @@ def _slice_lines(part, names, means, label, reading=""):
     return lines
 
 
+def _test_text(test, unit):
+    """Return one paired test in words."""
+    total = test["questions"] + test["left_out"]
+    mean = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
+    if test["groups"] != test["questions"]:
+        mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
+            test["mean"], test["groups"], test["question_mean"],
+            test["questions"], total)
+    text = mean + " | wins %(wins)d, ties %(ties)d, losses %(losses)d | " \
+        "%(p_shown)s" % test + " | the smallest p %s can give: %s" % (
+            _plural(test["wins"] + test["losses"], "moved " + unit),
+            p_text(test["min_p"]))
+    if test["one_sided"]:
+        text += " | %d with a value on one side only" % test["one_sided"]
+    if test["unmatched_runs"]:
+        text += " | more runs on one side on %d of the questions (match " \
+            "them)" % test["unmatched_runs"]
+    return text
+
+
 def _paired_lines(comparisons, groups, label):
     """Return each candidate's paired tests, and what so few questions can show."""
     unit = "question" if groups is None else "group"
     shared = [compared for compared in comparisons if compared["shared"]]
     if not shared:
         return []  # nothing compared: the first lines say so
-    lines = ["", "paired sign-flip test from %s to %s on the answerable slice (each %s "
-             "is one pair)" % (shared[0]["baseline"], ", ".join(
+    lines = ["", "paired sign-flip test from %s to %s on the answerable slice "
+             "(each %s is one pair)" % (shared[0]["baseline"], ", ".join(
                  compared["candidate"] for compared in shared), unit)]
     unpaired = {}  # measure: the candidates it compares on no question
     for compared in shared:
@@ -3132,63 +3083,36 @@ def _paired_lines(comparisons, groups, label):
                      "compared" % (", ".join(metrics), against))
     floor = shared[0]["floor"]
     if not floor["below_level"]:  # too few questions to tell anything apart
-        units = "%d %ss" % (floor["units"], unit)
-        lines.append("with %s, this sign-flip test's p is at least %s even if all of "
-                     "them moved: it cannot reach p < %g" % (
-                         units, p_text(floor["p"]), floor["level"]))
+        lines.append("with %d %ss, this sign-flip test's p is at least %s even if "
+                     "all of them moved: it cannot reach p < %g" % (
+                         floor["units"], unit, p_text(floor["p"]), floor["level"]))
     return lines
 
 
-def _test_text(test, unit):
-    """Return one paired test in words."""
-    total = test["questions"] + test["left_out"]
-    mean = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
-    if test["groups"] != test["questions"]:
-        mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
-            test["mean"], test["groups"], test["question_mean"],
-            test["questions"], total)
-    moved = test["wins"] + test["losses"]
-    text = "%s | wins %d, ties %d, losses %d | %s | the smallest p %s can give: " \
-        "%s" % (mean, test["wins"], test["ties"], test["losses"], test["p_shown"],
-                _plural(moved, "moved " + unit), p_text(test["min_p"]))
-    if test["one_sided"]:
-        text += " | %d with a value on one side only" % test["one_sided"]
-    if test["unmatched_runs"]:
-        text += " | more runs on one side on %d of the questions (match " \
-            "them)" % test["unmatched_runs"]
-    return text
-
-
-def _disclosure_lines(summary):
-    """Return each restricted document disclosed, per system."""
-    disclosed = []
-    for system, found in summary["disclosures"].items():
-        if found:
-            documents = ["%s: %s" % (name, ", ".join(cited))
-                         for name, cited in found]
-            disclosed.append("%s | %s" % (system, _listed(documents)))
-    return ["", "restricted documents disclosed (in the top k or cited); no score and "
-            "no policy can excuse one" + ": none" * (not disclosed)] + disclosed
+def _disputes(labels, width=100):
+    """Return disputed labels, each (case, claim, its sources), listed."""
+    return _listed(["%s: %s <- %s" % (name, claim, ", ".join(sources))
+                   for name, claim, sources in labels], width)
 
 
 def _decision_lines(title, decided, alone=False):
     """Return the findings broken, held and not checked, then the decision."""
     strict, loose = decided["strict"], decided["lenient"]
-    lines, line_title = [], "baseline " + title if alone else title
+    lines = []
     for rule, subject, detail, readings in decided["findings"]:
         marked = "" if loose is None else " [both readings]" \
             if readings == "both" else " [%s reading only]" % readings
         lines.append("%s | broken %s %s (%s)%s" % (
-            line_title, rule, subject, detail, marked))
+            title, rule, subject, detail, marked))
     held = [finding[0] for finding in strict["held"]]  # per rule, in order
     if held:
-        lines.append("%s | held: %s" % (line_title, ", ".join(
+        lines.append("%s | held: %s" % (title, ", ".join(
             "%d %s" % (held.count(rule), rule) for rule in dict.fromkeys(held))))
     for finding in strict["held"]:
         if finding[0] == "significance":
-            lines.append("%s | held %s %s (%s)" % ((line_title,) + finding))
+            lines.append("%s | held %s %s (%s)" % ((title,) + finding))
     for rule, why in strict["unchecked"]:
-        lines.append("%s | not checked: %s (%s)" % (line_title, rule, why))
+        lines.append("%s | not checked: %s (%s)" % (title, rule, why))
     counts = "; ".join("%s%d broken, %d held" % (
         "" if loose is None else reading + ": ", len(judged["broken"]),
         len(judged["held"]))
@@ -3200,32 +3124,62 @@ def _decision_lines(title, decided, alone=False):
     rules = dict.fromkeys(finding[0]
                           for finding in strict["broken"] + strict["held"])
     said = _decided_words(decided, alone).split(", first")[0]
-    if alone:  # the baseline is checked, not accepted as a candidate
-        return lines + ["baseline %s checked alone (%s), plan %r: %s (%s)%s" % (
-            title, ", ".join(rules) or "no rule", decided["plan"], said, counts,
-            ending)]
-    return lines + ["decision for %s, plan %r: %s (%s)%s" % (
-        title, decided["plan"], said, counts, ending)]
+    head = "decision for " + title  # a baseline is checked, not accepted
+    if alone:
+        head = "%s checked alone (%s)" % (title, ", ".join(rules) or "no rule")
+    return lines + ["%s, plan %r: %s (%s)%s" % (
+        head, decided["plan"], said, counts, ending)]
 
 
-def _disputes(labels, width=100):
-    """Return disputed labels, each (case, claim, its sources), listed."""
-    return _listed(["%s: %s <- %s" % (name, claim, ", ".join(sources))
-                   for name, claim, sources in labels], width)
+def _summary_lines(result):
+    """Return the summary: decisions, changes, slices, tests, disclosures, policy."""
+    summary, systems = result["summary"], result["systems"]
+    comparisons, policy = summary["comparisons"], summary["policy"]
+    label = {name: measure["label"].replace("%d", str(result["k"]))
+             for name, measure in MEASURES.items()}
+    lines = _head_lines(result)
+    for compared in comparisons:
+        most = max(3, _LISTED // len(comparisons))
+        lines += _compared_lines(compared, label, most)
+    for part, names in summary["slices"].items():
+        lines += _slice_lines(part, names, summary["means"][part], label)
+    lines += _trec_eval_lines(summary["trec_eval_means"], label)
+    if summary["lenient_means"] is not None:
+        lines += _slice_lines("answerable", summary["slices"]["answerable"],
+                              summary["lenient_means"]["answerable"], label,
+                              ", lenient reading (disputed labels count as support)")
+        lines.append("disputed labels: " + _disputes(summary["disputed_labels"]))
+    lines += ["", "n/a rule: a macro mean skips questions without a value and says "
+              "how many it averaged; n/a never counts as 0."]
+    lines += _paired_lines(comparisons, summary["groups"], label)
+    disclosed = ["%s | %s" % (system, _listed(["%s: %s" % (name, ", ".join(
+        cited)) for name, cited in found]))
+        for system, found in summary["disclosures"].items() if found]
+    lines += ["", "restricted documents disclosed (in the top k or cited); no "
+              "score and no policy can excuse one" + ": none" * (not disclosed)]
+    if policy is None:
+        return lines + disclosed
+    lines += disclosed + ["", "acceptance policy, from %s" % policy["source"],
+                          "(python demo.py --explain shows why each unsupported "
+                          "claim is unsupported)"]
+    lines += _decision_lines("baseline " + systems[0], policy["baseline_alone"], True)
+    for compared in comparisons:
+        title = "%s against %s" % (compared["candidate"], systems[0])
+        lines += _decision_lines(title, compared["decision"])
+    return lines
 
 
 def report_text(result):
-    """Return a report (see report()) as text: the notes, then the
-    per-question table when it holds no summary or holds explanations,
-    each run's explanation, and the summary; a line of over 160
-    characters is broken between words."""
+    """Return a report (see report()) as text, lines over 160 characters wrapped."""
     lines = ["note: " + note for note in result["notes"] or ()]
     explaining = result["review_queue"] is not None
-    if explaining or result["summary"] is None:
-        labels = [MEASURES[name]["label"] for name in result["measures"]]
-        rows = [(where, scores and scores.values())
-                for where, scores in _each_run(result, "scores")]
-        lines += _table_lines(rows, result["k"], labels)
+    if explaining or result["summary"] is None:  # the per-question table
+        labels = " ".join(MEASURES[name]["label"] for name in result["measures"])
+        lines.append("case system | " + labels.replace("%d", str(result["k"])))
+        for where, scores in _each_run(result, "scores"):
+            shown = "not run" if scores is None else " ".join(
+                map(_cell, scores.values()))
+            lines.append("%s | %s" % (where, shown))
     if explaining:
         lines += _explain_lines(result)
     if result["summary"] is not None:
@@ -3242,15 +3196,14 @@ def report_text(result):
 
 
 def gate_text(result):
-    """Return a line on each candidate of a report with a summary: accepted,
-    or why not; a system alone, whether it breaks a rule of the policy."""
-    systems, decisions = result["systems"], result["summary"]["decisions"]
-    policy = result["summary"]["policy"]
+    """Return a line per candidate, accepted or why not; or a system alone's rules."""
+    systems, summary = result["systems"], result["summary"]
+    policy, decisions = summary["policy"], summary["decisions"]
     lines = []
     if len(systems) == 1:  # checked by the rules that need no baseline
-        lines.append("baseline %s checked alone: %s" % (systems[0], _decided_words(
-            policy["baseline_alone"], alone=True) if policy
-            else "not checked, as the data has no policy"))
+        words = policy and _decided_words(policy["baseline_alone"], alone=True)
+        lines.append("baseline %s checked alone: %s" % (
+            systems[0], words or "not checked, as the data has no policy"))
     for candidate in systems[1:]:
         why = _decided_words(decisions[candidate]) if decisions else \
             "not accepted, as the data has no policy"

@@ -2279,15 +2279,11 @@ def _decisions(data, records, tested):
 # --- One report ------------------------------------------------------------
 # report() gathers, as plain data, every figure and finding demo.py prints,
 # so that `demo.py --json` writes exactly what the text says. Every key is
-# always there: a part not asked for, or that does not apply, is None. Each
-# part reads the scored records: the cost grows as the runs of all questions
-# and systems.
+# always there: a part not asked for, or that does not apply, is None.
 
 def _row(question, records, systems, explaining):
-    """Return what the report gives of one question: per system its values
-    and counts (means of its runs), how many runs, each run's values and
-    counts where it has more than one, its lenient reading, and explain()
-    of its run (or of each); None for a system that did not run it."""
+    """Return one question's row: per system its values, counts, runs,
+    lenient reading and explain(); None for a system that did not run it."""
     by_system = {}
     for system in systems:
         record = records.strict[system].get(question.name)
@@ -2312,9 +2308,8 @@ def _row(question, records, systems, explaining):
 
 
 def _review_queue(data, records):
-    """Return the claims of judged answers that nobody has labelled,
-    rejected or disputed, each once: the next round of reviewing, as
-    (system, case, claim, the documents it cites)."""
+    """Return (system, case, claim, citations) of each claim of a judged
+    answer that no label names, once each: the next round of reviewing."""
     queue = {}  # in order of first sight: repeated runs make the same claims
     for system, scored in records.strict.items():
         for name, record in scored.items():
@@ -2322,8 +2317,7 @@ def _review_queue(data, records):
             labelled = set(question.case["support"] or ())
             for key in _JUDGEMENTS:  # optional, disputed or rejected
                 labelled.update(question.case.get(key, ()))
-            for run, (values, counts) in zip(question.runs[system],
-                                             record.runs):
+            for run, (_, counts) in zip(question.runs[system], record.runs):
                 if counts["supported"] is None:
                     continue  # no answer is made, or nothing judges it
                 for claim_id, citations in run["claims"]:
@@ -2333,17 +2327,12 @@ def _review_queue(data, records):
 
 
 def _orphan_labels(data):
-    """Return (case, claim) of each claim that a case's "optional",
-    "disputed" or "rejected" names and no run of any system makes: a label
-    nobody uses, often a typo. An expected claim that no run makes is no
-    orphan: it is uncovered."""
+    """Return (case, claim) of each claim an "optional", "disputed" or
+    "rejected" label names and no run makes: often a typo."""
     orphans = {}
     for name, question in data.questions.items():
-        made = set()
-        for runs in question.runs.values():
-            for run in runs:
-                made.update(claim_id for claim_id, cited
-                            in run["claims"] or ())
+        made = {claim_id for runs in question.runs.values() for run in runs
+                for claim_id, _ in run["claims"] or ()}
         for key in _JUDGEMENTS:
             for claim_id in question.case.get(key, ()):
                 if claim_id not in made:
@@ -2351,37 +2340,16 @@ def _orphan_labels(data):
     return list(orphans)
 
 
-def _disputed_labels(data):
-    """Return (case, claim, sources) of every disputed label."""
-    labels = []
-    for name, question in data.questions.items():
-        for claim_id, sources in question.case.get("disputed", {}).items():
-            labels.append((name, claim_id, sources))
-    return labels
-
-
-def _not_run(data, by_system):
-    """Return {system: {count, cases}}: how many questions each system did
-    not run, and the first ten of them."""
-    missing = {}
-    for system, scored in by_system.items():
-        names = [name for name in data.questions if name not in scored]
-        missing[system] = {"count": len(names), "cases": names[:10]}
-    return missing
-
-
 def _disclosures(by_system):
-    """Return {system: [(case, the restricted documents disclosed)]}: each
-    question on which some run disclosed one."""
-    found = {}
+    """Return {system: [(case, the restricted documents its runs
+    disclosed)]}."""
+    found = {system: [] for system in by_system}
     for system, scored in by_system.items():
-        found[system] = []
         for name, record in scored.items():
             if record.counts["disclosed"]:
-                documents = {}
-                for explained in record.explained:  # as it discloses
-                    documents.update(dict.fromkeys(explained["disclosed"]
-                                                   if explained else ()))
+                documents = dict.fromkeys(  # in the order they disclose
+                    doc_id for explained in record.explained if explained
+                    for doc_id in explained["disclosed"])
                 found[system].append((name, tuple(documents)))
     return found
 
@@ -2392,19 +2360,24 @@ def _summary(data, records, source):
     systems, policy = data.systems, data.policy
     tested = _tested(data, records)
     decided = None if policy is None else _decisions(data, records, tested)
-    disputed = _disputed_labels(data)
-    comparisons = [_comparison(data, records, candidate,
-                               tested["strict"][candidate],
-                               decided and decided[candidate])
-                   for candidate in systems[1:]]
+    disputed = [(name, claim, sources)
+                for name, question in data.questions.items()
+                for claim, sources in
+                question.case.get("disputed", {}).items()]
+    missing = {system: [name for name in data.questions if name not in scored]
+               for system, scored in records.strict.items()}
     return {
         "slices": data.slices,
-        "not_run": _not_run(data, records.strict),
+        "not_run": {system: {"count": len(names), "cases": names[:10]}
+                    for system, names in missing.items()},
         "means": _means(data, records.strict),
         "disputed_labels": disputed or None,
         "lenient_means": _means(data, records.lenient) if disputed else None,
         "trec_eval_means": _trec_eval_means(data, records.strict),
-        "comparisons": comparisons,
+        "comparisons": [_comparison(data, records, candidate,
+                                    tested["strict"][candidate],
+                                    decided and decided[candidate])
+                        for candidate in systems[1:]],
         "disclosures": _disclosures(records.strict),
         "policy": None if policy is None else {
             "source": source if source == "fixtures.py"
@@ -2421,14 +2394,11 @@ def _summary(data, records, source):
 
 
 def report(data, *, summary=False, explain=False, source="fixtures.py"):
-    """Return the report of a data set (a dict of the shape load_data()
-    returns) as plain data, keys in the order the README gives: the
-    measures it has; per question, each system's values, counts, runs and
-    lenient reading (None for a system that did not run it); with explain,
-    explain() of each run, the claims nobody has reviewed and the labels
-    no run uses; with summary, slices, comparisons and decisions. The
-    first system is the baseline; each other one is a candidate. The data
-    is checked once, first, as a whole: a fault raises EvaluationError."""
+    """Return the report of data (as load_data() returns it) as plain data,
+    keys in the README's order; explain adds explain() of each run, the
+    claims nobody reviewed and the labels no run uses; summary adds the
+    comparisons and decisions. The first system is the baseline. The data
+    is checked first, as a whole: a fault raises EvaluationError."""
     if type(source) is not str:
         raise _invalid("source", "expected a str, got %s", source)
     for name, value in (("summary", summary), ("explain", explain)):
@@ -2437,17 +2407,14 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     data = _checked(data)
     records = _records(data, "every" if explain else "flawed" if summary
                        else None)
-    rows = [_row(question, records, data.systems, explain)
-            for question in data.questions.values()]
-    return {"source": source, "k": data.k,
-            "systems": list(data.systems), "notes": data.notes and list(
-                data.notes) or None, "measures": data.measures,
-            "questions": rows,
-            "review_queue": _review_queue(data, records) if explain
-            else None,
+    return {"source": source, "k": data.k, "systems": list(data.systems),
+            "notes": list(data.notes) if data.notes else None,
+            "measures": data.measures,
+            "questions": [_row(question, records, data.systems, explain)
+                          for question in data.questions.values()],
+            "review_queue": _review_queue(data, records) if explain else None,
             "orphan_labels": _orphan_labels(data) if explain else None,
-            "summary": _summary(data, records, source) if summary
-            else None}
+            "summary": _summary(data, records, source) if summary else None}
 
 
 # --- Data from a file ------------------------------------------------------

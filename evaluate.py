@@ -2418,25 +2418,17 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
 
 
 # --- Data from a file ------------------------------------------------------
-# load_data() reads a JSON file that mirrors fixtures.py, for demo.py --data
-# or your own code. JSON has arrays where the contract has tuples: they are
-# read as tuples at this one boundary; report() checks the rest once.
+# load_data() reads a JSON file that mirrors fixtures.py; its arrays become
+# the contract's tuples at this one boundary, and report() checks the rest.
 
 _MAX_FILE_BYTES = 30 * 10 ** 6  # a data file: read no further
 _MAX_DEPTH = 64  # arrays and objects within one another
 _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
 
 
-def _file_name(path):
-    """Return a path as a message shows it: as it is, or as ascii() does."""
-    name = os.fsdecode(path)
-    return name if name.isascii() and name.isprintable() else ascii(name)
-
-
 def _opened(path, cap, where=""):
-    """Return the regular file at a path open to read bytes, unless it
-    reports over cap bytes; a fault starts with where. (A FIFO or a device
-    would wait, or never end: it is refused unopened.)"""
+    """Return the regular file at path open to read bytes, if it reports
+    at most cap bytes (a FIFO would wait: it is refused unopened)."""
     try:
         path = os.fspath(path)  # a str or bytes: open(1) reads a descriptor
     except TypeError:
@@ -2456,46 +2448,6 @@ def _opened(path, cap, where=""):
                           % cap)
 
 
-def load_data(path):
-    """Return the data of a JSON data file, its arrays as tuples, for
-    report() to check and score. A fault of the file raises EvaluationError
-    (see README.md): not a regular file, over 30,000,000 bytes, not UTF-8,
-    not JSON, NaN, an integer of over 100 digits, nesting over 64 deep, a
-    key repeated in one object."""
-    with _opened(path, _MAX_FILE_BYTES) as file:
-        raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
-    if len(raw) > _MAX_FILE_BYTES:
-        raise EvaluationError("holds more than %d bytes, the most read"
-                              % _MAX_FILE_BYTES)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise EvaluationError("is not UTF-8 text: %s at byte %d"
-                              % (error.reason, error.start)) from None
-    return _as_tuples(_parsed(text))
-
-
-def _parsed(text):
-    """Return the JSON value of text; a fault names its line and column."""
-    import json  # only this path reads JSON
-    try:
-        return json.loads(text, object_pairs_hook=_one_value_per_key,
-                          parse_int=_whole_number,
-                          parse_constant=_not_a_number)
-    except RecursionError:  # nested deeper than this CPython's parser goes
-        raise EvaluationError("is nested more than %d deep"
-                              % _MAX_DEPTH) from None
-    except json.JSONDecodeError as error:
-        raise _not_json(text, error.msg, error.pos) from None
-    except _NotANumber:  # find the first outside a string, to name it
-        import re
-        string = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-        for found in re.finditer(string + "|-?Infinity|NaN", text):
-            if not found.group().startswith('"'):
-                raise _not_json(text, found.group() + " is not a JSON "
-                                "number", found.start()) from None
-
-
 class _NotANumber(EvaluationError):
     """NaN or an infinity, which JSON does not have, as the parser meets it."""
 
@@ -2505,17 +2457,8 @@ def _not_a_number(name):
     raise _NotANumber(name)
 
 
-def _not_json(text, why, place):
-    """Return the EvaluationError of JSON text at fault at a place."""
-    line = text.count("\n", 0, place) + 1
-    column = place - text.rfind("\n", 0, place)
-    return EvaluationError("is not valid JSON: %s (line %d, column %d)" % (
-        why, line, column))
-
-
 def _one_value_per_key(pairs):
-    """Return an object's pairs as a dict; a repeated key, which JSON would
-    drop silently, is a fault."""
+    """Return an object's pairs as a dict, refusing a repeated key."""
     result = dict(pairs)
     if len(result) < len(pairs):
         seen = set()  # the first key seen again
@@ -2532,9 +2475,32 @@ def _whole_number(text):
     return int(text)
 
 
+def _parsed(text):
+    """Return the JSON value of text; a fault names its line and column."""
+    import json  # only this path reads JSON
+    try:
+        return json.loads(text, object_pairs_hook=_one_value_per_key,
+                          parse_int=_whole_number,
+                          parse_constant=_not_a_number)
+    except RecursionError:  # nested deeper than this CPython's parser goes
+        raise EvaluationError("is nested more than %d deep"
+                              % _MAX_DEPTH) from None
+    except json.JSONDecodeError as error:
+        why, place = error.msg, error.pos
+    except _NotANumber:  # the first outside a string is the one met
+        import re
+        string = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+        found = next(found for found in re.finditer(
+            string + "|-?Infinity|NaN", text) if found.group()[0] != '"')
+        why, place = found.group() + " is not a JSON number", found.start()
+    line = text.count("\n", 0, place) + 1
+    column = place - text.rfind("\n", 0, place)
+    raise EvaluationError("is not valid JSON: %s (line %d, column %d)"
+                          % (why, line, column))
+
+
 def _as_tuples(value, depth=0):
-    """Return value with every list, at any depth, a tuple. The lists and
-    dicts are the parser's own: each is changed in place."""
+    """Return value with every list in it a tuple, changed in place."""
     if type(value) not in (list, dict):
         return value
     if depth == _MAX_DEPTH:
@@ -2548,6 +2514,22 @@ def _as_tuples(value, depth=0):
         elif type(item) in (list, dict):
             value[key] = _as_tuples(item, depth + 1)
     return tuple(value) if type(value) is list else value
+
+
+def load_data(path):
+    """Return the data of a JSON data file, its arrays as tuples, for
+    report() to check. A fault of the file raises EvaluationError."""
+    with _opened(path, _MAX_FILE_BYTES) as file:
+        raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
+    if len(raw) > _MAX_FILE_BYTES:
+        raise EvaluationError("holds more than %d bytes, the most read"
+                              % _MAX_FILE_BYTES)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise EvaluationError("is not UTF-8 text: %s at byte %d"
+                              % (error.reason, error.start)) from None
+    return _as_tuples(_parsed(text))
 
 
 # --- TREC files ------------------------------------------------------------
@@ -2569,10 +2551,9 @@ def _trec_fault(name, number, template, *values):
 
 
 def _trec_lines(file, name, left):
-    """Yield (the number of the line before them, each line's fields) of
-    each megabyte of an open TREC file, a comment's fields none. left[0]
-    holds the bytes all the TREC files may still hold: past it, or at a
-    line of over 4,096 bytes, the file is refused, whatever its size."""
+    """Yield enumerate() of the fields of a megabyte's lines of a TREC file
+    (a comment's none), from the first's number. Past left[0] bytes of the
+    TREC files, or at a line of over 4,096 bytes, the file is refused."""
     number, rest = 0, b""
     while True:
         chunk = file.read(2 ** 20)
@@ -2581,36 +2562,34 @@ def _trec_lines(file, name, left):
             raise EvaluationError("TREC files: hold more than %d bytes "
                                   "together, the most read" % _MAX_TREC_BYTES)
         data = rest + chunk
+        sizes = list(map(len, data.split(b"\n")))
+        if max(sizes) > _MAX_LINE:
+            long = next(i for i, size in enumerate(sizes) if size > _MAX_LINE)
+            raise _trec_fault(name, number + 1 + long, "expected a line of "
+                              "at most %s bytes", _MAX_LINE)
         cut = data.rfind(b"\n") + 1 if chunk else len(data)
         data, rest = data[:cut], data[cut:]
-        sizes = list(map(len, (data + rest).split(b"\n")))
-        if max(sizes) > _MAX_LINE:
-            raise _trec_fault(name, number + 1 + next(
-                index for index, size in enumerate(sizes)
-                if size > _MAX_LINE), "expected a line of at most %s "
-                "bytes", _MAX_LINE)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise _trec_fault(name, number + data.count(
-                b"\n", 0, error.start) + 1, "not UTF-8 text: %s",
-                error.reason) from None
+            number += data.count(b"\n", 0, error.start) + 1
+            raise _trec_fault(name, number, "not UTF-8 text: %s",
+                              error.reason) from None
         lines = text.split("\n")[:-1 if chunk else None]
         if "#" in text:  # a comment is read as a blank line
             lines = ["" if line.lstrip()[:1] == "#" else line
                      for line in lines]
-        yield number, map(str.split, lines)
+        yield enumerate(map(str.split, lines), number + 1)
         number += len(lines)
         if not chunk:
             return
 
 
 def _qrels(file, name, left):
-    """Return {topic: {document: grade}} of a qrels file; a document judged
-    twice for a topic is refused, as trec_eval refuses it."""
+    """Return {topic: {document: grade}} of a qrels file."""
     judged = {}
-    for start, lines in _trec_lines(file, name, left):
-        for number, fields in enumerate(lines, start + 1):
+    for lines in _trec_lines(file, name, left):
+        for number, fields in lines:
             if not fields:
                 continue
             try:
@@ -2626,34 +2605,40 @@ def _qrels(file, name, left):
                     raise _trec_fault(name, number, "expected at most %s "
                                       "topics, got more", _MAX_TOPICS)
                 grades = judged[topic] = {}
-            if doc_id in grades:
+            if doc_id in grades:  # as trec_eval refuses it
                 raise _trec_fault(name, number, "document %s is judged "
                                   "twice for topic %s", doc_id, topic)
             grades[doc_id] = grade
     return judged
 
 
+def _best(scores, documents, k):
+    """Return (scores, documents) of the k best, as trec_eval ranks them:
+    by score, then by document, highest first."""
+    from array import array
+    best = sorted(zip(scores, documents), reverse=True)[:k]
+    return (array("d", [score for score, _ in best]),
+            [doc_id for _, doc_id in best])
+
+
 def _ranked(file, name, left, k, judged, unjudged):
-    """Return (the tag, {topic: (scores, documents)}) of a run file of one
-    tag, each topic the qrels lack put in unjudged. left[1] holds how many
-    documents the runs' top k may still hold."""
+    """Return (the tag, {topic: (scores, documents)}) of a run file, each
+    topic's k best among them; a topic the qrels lack goes in unjudged."""
     from array import array  # 8 bytes a score
     tops, tag, topic, top = {}, None, None, None
-    for start, lines in _trec_lines(file, name, left):
-        for number, fields in enumerate(lines, start + 1):
-            if len(fields) != 6:
-                if not fields:
-                    continue
-                fields = fields[:6]  # or fewer: a fault
+    for lines in _trec_lines(file, name, left):
+        for number, fields in lines:
+            if not fields:
+                continue
             try:
-                line_topic, _, doc_id, _, score, run_tag = fields
+                line_topic, _, doc_id, _, score, run_tag = fields[:6]
                 score = float(score)
             except ValueError:
                 score = math.nan
             if score != score:  # too few fields, no score, or NaN: no rank
                 raise _trec_fault(name, number, "expected 'topic Q0 document "
                                   "rank score tag', the score a number, got "
-                                  "%s", " ".join(fields))
+                                  "%s", " ".join(fields[:6]))
             if run_tag != tag and tag is not None:
                 raise _trec_fault(name, number, "a second tag %s, after %s: "
                                   "a run file is one system's", run_tag, tag)
@@ -2672,25 +2657,29 @@ def _ranked(file, name, left, k, judged, unjudged):
             scores.append(score)
             documents.append(doc_id)
     left[1] -= sum(min(len(documents), k) for _, documents in tops.values())
-    if left[1] < 0:
+    if left[1] < 0:  # the documents all top k may still hold
         raise EvaluationError("TREC runs: rank more than %d documents in "
                               "their top k together, the most kept"
                               % _MAX_RANKED)
     return tag, tops
 
 
-def _best(scores, documents, k):
-    """Return (scores, documents) of the k best, ranked as trec_eval ranks
-    them: by score, then by document, highest first."""
-    from array import array
-    best = sorted(zip(scores, documents), reverse=True)[:k]
-    return (array("d", [score for score, _ in best]),
-            [doc_id for _, doc_id in best])
+def _again(file, name, topic, doc_id):
+    """Return the fault of the line of a run file ranking a document for a
+    topic a second time."""
+    file.seek(0)
+    before = 0
+    for lines in _trec_lines(file, name, [_MAX_TREC_BYTES]):
+        for number, fields in lines:
+            before += fields[:3:2] == [topic, doc_id]
+            if before == 2:
+                return _trec_fault(name, number, "document %s is ranked "
+                                   "twice for topic %s", doc_id, topic)
 
 
 def _top_k(file, name, tops, k):
-    """Return {topic: its top k documents} of a run's tops; a document
-    ranked twice among them is refused, at the line that ranks it again."""
+    """Return {topic: its top k documents} of a run's tops, refusing a
+    document ranked twice among them."""
     ranked = {}
     for topic in list(tops):  # each freed as it is ranked
         documents = ranked[topic] = tuple(_best(*tops.pop(topic), k)[1])
@@ -2702,49 +2691,36 @@ def _top_k(file, name, tops, k):
     return ranked
 
 
-def _again(file, name, topic, doc_id):
-    """Return the EvaluationError of the line of a run file that ranks a
-    document for a topic a second time."""
-    file.seek(0)
-    before = 0
-    for start, lines in _trec_lines(file, name, [_MAX_TREC_BYTES]):
-        for number, fields in enumerate(lines, start + 1):
-            before += fields[:3:2] == [topic, doc_id]
-            if before == 2:
-                return _trec_fault(name, number, "document %s is ranked "
-                                   "twice for topic %s", doc_id, topic)
-
-
-def load_trec(qrels, runs, *, k=10):
-    """Return the data of a TREC qrels file and run files (see README.md),
-    as load_data() returns a JSON file's, for report() to check and score:
-    k, the runs' tags as the systems (the first the baseline), a case per
-    topic the qrels and some run have, each run's top k of it, and notes
-    on the topics left out. A fault raises EvaluationError naming the file
-    and the line; one file given twice, or a tag two files give, too."""
-    from contextlib import ExitStack
-    _check_k(k)
-    if type(runs) not in (list, tuple) or not runs:
-        raise _invalid("runs", "expected a list of paths, got %s", runs)
-    with ExitStack() as stack:
-        files, seen, size = [], {}, 0
-        for path in (qrels, *runs):  # each checked before any is read
-            name = _file_name(path) if isinstance(
-                path, (str, bytes, os.PathLike)) else "?"
-            file = stack.enter_context(_opened(path, _MAX_TREC_BYTES,
-                                               name + ": "))
-            status = os.fstat(file.fileno())
-            if (status.st_dev, status.st_ino) in seen:
-                raise EvaluationError("%s and %s are one file: give each run "
-                                      "once" % (seen[status.st_dev,
-                                                     status.st_ino], name))
-            seen[status.st_dev, status.st_ino] = name
-            size += status.st_size  # as they report: read no more at once
-            files.append((name, file))
-        if size > _MAX_TREC_BYTES:
-            raise EvaluationError("TREC files: hold more than %d bytes "
-                                  "together, the most read" % _MAX_TREC_BYTES)
-        return _trec_data(files, k)
+def _trec_cases(judged, tops, k, notes, unjudged):
+    """Return the data of qrels read by _qrels() and runs by _top_k()."""
+    runs = {}
+    for system, ranked in tops.items():
+        for topic, retrieved in ranked.items():
+            runs.setdefault(topic, {})[system] = {"retrieved": retrieved,
+                                                  "claims": None}
+    cases = {}  # in the order of the qrels, as trec_eval -q gives them
+    for topic in filter(runs.__contains__, judged):
+        relevant = {doc_id: grade for doc_id, grade in judged[topic].items()
+                    if grade >= 1}
+        cases[topic] = {"relevant": tuple(relevant), "support": None,
+                        "grades": relevant}
+    if not cases:
+        raise EvaluationError("no topic of the runs is in the qrels")
+    alone = [topic for topic in judged if topic not in runs]
+    for why, topics, noun, what in (
+            ("left out, as trec_eval leaves them", unjudged, "run topic",
+             "the qrels do not have"),
+            ("not scored, as by trec_eval without -c", alone, "qrels topic",
+             "no run has")):
+        many = "at least " * (len(topics) == _MAX_TOPICS)  # no more counted
+        named = ", ".join(map(_shown, topics[:5]))
+        if topics:
+            notes.append("%s: %s%s %s (%s%s)" % (
+                why, many, _plural(len(topics), noun), what, named,
+                ", ..." if len(topics) > 5 else ""))
+    return {"k": k, "systems": tuple(tops), "cases": cases,
+            "runs": {topic: runs[topic] for topic in cases},
+            "notes": tuple(notes)}
 
 
 def _trec_data(files, k):
@@ -2771,43 +2747,42 @@ def _trec_data(files, k):
     return _trec_cases(judged, tops, k, notes, list(unjudged))
 
 
-def _trec_cases(judged, tops, k, notes, unjudged):
-    """Return the data of qrels read by _qrels() and runs by _top_k()."""
-    runs = {}
-    for system, ranked in tops.items():
-        for topic, retrieved in ranked.items():
-            runs.setdefault(topic, {})[system] = {"retrieved": retrieved,
-                                                  "claims": None}
-    cases = {}  # in the order of the qrels, as trec_eval -q gives them
-    for topic in filter(runs.__contains__, judged):
-        relevant = {doc_id: grade for doc_id, grade in judged[topic].items()
-                    if grade >= 1}
-        cases[topic] = {"relevant": tuple(relevant), "support": None,
-                        "grades": relevant}
-    if not cases:
-        raise EvaluationError("no topic of the runs is in the qrels")
-    alone = [topic for topic in judged if topic not in runs]
-    for why, topics, noun, what in (
-            ("left out, as trec_eval leaves them", unjudged, "run topic",
-             "the qrels do not have"), ("not scored, as by trec_eval "
-                                        "without -c", alone, "qrels topic",
-                                        "no run has")):
-        many = "at least " * (len(topics) == _MAX_TOPICS)  # no more counted
-        if topics:
-            notes.append("%s: %s%s %s (%s%s)" % (
-                why, many, _plural(len(topics), noun), what,
-                ", ".join(map(_shown, topics[:5])),
-                ", ..." if len(topics) > 5 else ""))
-    return {"k": k, "systems": tuple(tops), "cases": cases,
-            "runs": {topic: runs[topic] for topic in cases},
-            "notes": tuple(notes)}
+def load_trec(qrels, runs, *, k=10):
+    """Return the data of a TREC qrels file and run files as load_data()
+    returns a JSON file's: the runs' tags as the systems, a case per topic
+    the qrels and a run have, notes on the rest (see README.md)."""
+    from contextlib import ExitStack
+    _check_k(k)
+    if type(runs) not in (list, tuple) or not runs:
+        raise _invalid("runs", "expected a list of paths, got %s", runs)
+    with ExitStack() as stack:
+        files, seen, size = [], {}, 0
+        for path in (qrels, *runs):  # each checked before any is read
+            name = "?"  # as it is, or as ascii() shows it
+            if isinstance(path, (str, bytes, os.PathLike)):
+                name = os.fsdecode(path)
+            if not (name.isascii() and name.isprintable()):
+                name = ascii(name)
+            file = stack.enter_context(_opened(path, _MAX_TREC_BYTES,
+                                               name + ": "))
+            status = os.fstat(file.fileno())
+            same = status.st_dev, status.st_ino
+            if same in seen:
+                raise EvaluationError("%s and %s are one file: give each "
+                                      "run once" % (seen[same], name))
+            seen[same] = name
+            size += status.st_size  # as they report: read no more at once
+            files.append((name, file))
+        if size > _MAX_TREC_BYTES:
+            raise EvaluationError("TREC files: hold more than %d bytes "
+                                  "together, the most read" % _MAX_TREC_BYTES)
+        return _trec_data(files, k)
 
 
 def _trec_eval_means(data, scored):
-    """Return trec_eval's means where one differs from the mean over the
-    topics with a relevant document: {measure: {system: {mean, topics}}},
-    over every topic the system ran, one with nothing relevant counted as
-    0; None where none differs, or a case expects claims."""
+    """Return {measure: {system: {mean, topics}}}: trec_eval's means, over
+    every topic run, one with nothing relevant counted as 0, where one
+    differs from the slices'; None if none does, or a case expects claims."""
     if any(question.case["support"] is not None
            for question in data.questions.values()):
         return None

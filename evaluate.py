@@ -2282,13 +2282,11 @@ def _decisions(data, records, tested):
 # always there: a part not asked for, or that does not apply, is None.
 
 def _row(question, records, systems, explaining):
-    """Return one question's row: per system its values, counts, runs,
-    lenient reading and explain(); None for a system that did not run it."""
-    by_system = {}
+    """Return one question's figures per system, None where it was not run."""
+    by_system = dict.fromkeys(systems)
     for system in systems:
         record = records.strict[system].get(question.name)
         if record is None:
-            by_system[system] = None
             continue
         many = len(record.runs) > 1
         explained = list(record.explained) if many else record.explained[0]
@@ -2308,8 +2306,7 @@ def _row(question, records, systems, explaining):
 
 
 def _review_queue(data, records):
-    """Return (system, case, claim, citations) of each claim of a judged
-    answer that no label names, once each: the next round of reviewing."""
+    """Return (system, case, claim, citations) of each claim to review."""
     queue = {}  # in order of first sight: repeated runs make the same claims
     for system, scored in records.strict.items():
         for name, record in scored.items():
@@ -2327,8 +2324,7 @@ def _review_queue(data, records):
 
 
 def _orphan_labels(data):
-    """Return (case, claim) of each claim an "optional", "disputed" or
-    "rejected" label names and no run makes: often a typo."""
+    """Return (case, claim) of each claim judged but made by no run."""
     orphans = {}
     for name, question in data.questions.items():
         made = {claim_id for runs in question.runs.values() for run in runs
@@ -2341,8 +2337,7 @@ def _orphan_labels(data):
 
 
 def _disclosures(by_system):
-    """Return {system: [(case, the restricted documents its runs
-    disclosed)]}."""
+    """Return {system: [(case, the restricted documents it disclosed)]}."""
     found = {system: [] for system in by_system}
     for system, scored in by_system.items():
         for name, record in scored.items():
@@ -2355,8 +2350,7 @@ def _disclosures(by_system):
 
 
 def _summary(data, records, source):
-    """Return the summary: slices and their means, what was not run, each
-    comparison, disclosures and the decisions."""
+    """Return the summary: slices, means, comparisons and decisions."""
     systems, policy = data.systems, data.policy
     tested = _tested(data, records)
     decided = None if policy is None else _decisions(data, records, tested)
@@ -2395,10 +2389,8 @@ def _summary(data, records, source):
 
 def report(data, *, summary=False, explain=False, source="fixtures.py"):
     """Return the report of data (as load_data() returns it) as plain data,
-    keys in the README's order; explain adds explain() of each run, the
-    claims nobody reviewed and the labels no run uses; summary adds the
-    comparisons and decisions. The first system is the baseline. The data
-    is checked first, as a whole: a fault raises EvaluationError."""
+    keys in the README's order, the first system the baseline. The data is
+    checked first, as a whole: a fault raises EvaluationError."""
     if type(source) is not str:
         raise _invalid("source", "expected a str, got %s", source)
     for name, value in (("summary", summary), ("explain", explain)):
@@ -2427,8 +2419,8 @@ _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
 
 
 def _opened(path, cap, where=""):
-    """Return the regular file at path open to read bytes, if it reports
-    at most cap bytes (a FIFO would wait: it is refused unopened)."""
+    """Return the regular file at path open in "rb", if of at most cap bytes
+    (a FIFO would wait: it is refused unopened)."""
     try:
         path = os.fspath(path)  # a str or bytes: open(1) reads a descriptor
     except TypeError:
@@ -2507,18 +2499,17 @@ def _as_tuples(value, depth=0):
         raise EvaluationError("is nested more than %d deep" % _MAX_DEPTH)
     items = enumerate(value) if type(value) is list else value.items()
     for key, item in items:
-        empty = type(item) in (list, dict) and not item
-        if empty and depth + 1 < _MAX_DEPTH:  # [] or {}: no call's cost
-            if type(item) is list:
-                value[key] = ()  # {} stays as it is
-        elif type(item) in (list, dict):
+        if type(item) not in (list, dict):
+            continue
+        if item or depth + 1 == _MAX_DEPTH:
             value[key] = _as_tuples(item, depth + 1)
+        elif type(item) is list:  # [] at no call's cost; {} stays
+            value[key] = ()
     return tuple(value) if type(value) is list else value
 
 
 def load_data(path):
-    """Return the data of a JSON data file, its arrays as tuples, for
-    report() to check. A fault of the file raises EvaluationError."""
+    """Return the data of a JSON data file, its arrays as tuples."""
     with _opened(path, _MAX_FILE_BYTES) as file:
         raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
     if len(raw) > _MAX_FILE_BYTES:
@@ -2551,9 +2542,8 @@ def _trec_fault(name, number, template, *values):
 
 
 def _trec_lines(file, name, left):
-    """Yield enumerate() of the fields of a megabyte's lines of a TREC file
-    (a comment's none), from the first's number. Past left[0] bytes of the
-    TREC files, or at a line of over 4,096 bytes, the file is refused."""
+    """Yield enumerate() of each megabyte's lines' fields, a comment's none;
+    left[0] holds the bytes the TREC files may still hold."""
     number, rest = 0, b""
     while True:
         chunk = file.read(2 ** 20)
@@ -2613,8 +2603,7 @@ def _qrels(file, name, left):
 
 
 def _best(scores, documents, k):
-    """Return (scores, documents) of the k best, as trec_eval ranks them:
-    by score, then by document, highest first."""
+    """Return (scores, documents) of the k best, as trec_eval ranks them."""
     from array import array
     best = sorted(zip(scores, documents), reverse=True)[:k]
     return (array("d", [score for score, _ in best]),
@@ -2665,8 +2654,7 @@ def _ranked(file, name, left, k, judged, unjudged):
 
 
 def _again(file, name, topic, doc_id):
-    """Return the fault of the line of a run file ranking a document for a
-    topic a second time."""
+    """Return the fault of the line ranking doc_id for topic once more."""
     file.seek(0)
     before = 0
     for lines in _trec_lines(file, name, [_MAX_TREC_BYTES]):
@@ -2678,8 +2666,7 @@ def _again(file, name, topic, doc_id):
 
 
 def _top_k(file, name, tops, k):
-    """Return {topic: its top k documents} of a run's tops, refusing a
-    document ranked twice among them."""
+    """Return {topic: its top k documents} of a run's tops."""
     ranked = {}
     for topic in list(tops):  # each freed as it is ranked
         documents = ranked[topic] = tuple(_best(*tops.pop(topic), k)[1])
@@ -2780,9 +2767,8 @@ def load_trec(qrels, runs, *, k=10):
 
 
 def _trec_eval_means(data, scored):
-    """Return {measure: {system: {mean, topics}}}: trec_eval's means, over
-    every topic run, one with nothing relevant counted as 0, where one
-    differs from the slices'; None if none does, or a case expects claims."""
+    """Return {measure: {system: {mean, topics}}} of trec_eval's means (0
+    where nothing is relevant) that differ from the slices', or None."""
     if any(question.case["support"] is not None
            for question in data.questions.values()):
         return None

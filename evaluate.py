@@ -2524,9 +2524,9 @@ def load_data(path):
 
 
 # --- TREC files ------------------------------------------------------------
-# load_trec() reads a qrels file and run files as trec_eval 10 reads them,
-# into the data a JSON file gives (see README.md). A line whose first field
-# starts with "#" is a comment, and lines come in any order.
+# load_trec() reads qrels and runs as trec_eval 10 does, into the data a
+# JSON file gives (see README.md); a line whose first field starts with "#"
+# is a comment, and lines come in any order.
 
 _MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together
 _MAX_TOPICS = 10 ** 6  # of the qrels; of the run topics it lacks, the named

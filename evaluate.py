@@ -2259,20 +2259,14 @@ def _decisions(data, records, tested):
 # --- One report ------------------------------------------------------------
 # report() gathers, as plain data, every figure and finding demo.py prints,
 # so that `demo.py --json` writes exactly what the text says. Every key is
-# always there: a part not asked for, or that does not apply, is None. Each
-# part reads the scored records: the cost grows as the runs of all questions
-# and systems.
+# always there: a part not asked for, or that does not apply, is None.
 
 def _row(question, records, systems, explaining):
-    """Return what the report gives of one question: per system its values
-    and counts (means of its runs), how many runs, each run's values and
-    counts where it has more than one, its lenient reading, and explain()
-    of its run (or of each); None for a system that did not run it."""
-    by_system = {}
+    """Return one question's figures per system, None where it was not run."""
+    by_system = dict.fromkeys(systems)
     for system in systems:
         record = records.strict[system].get(question.name)
         if record is None:
-            by_system[system] = None
             continue
         many = len(record.runs) > 1
         explained = list(record.explained) if many else record.explained[0]
@@ -2292,9 +2286,7 @@ def _row(question, records, systems, explaining):
 
 
 def _review_queue(data, records):
-    """Return the claims of judged answers that nobody has labelled,
-    rejected or disputed, each once: the next round of reviewing, as
-    (system, case, claim, the documents it cites)."""
+    """Return (system, case, claim, citations) of each claim to review."""
     queue = {}  # in order of first sight: repeated runs make the same claims
     for system, scored in records.strict.items():
         for name, record in scored.items():
@@ -2302,8 +2294,7 @@ def _review_queue(data, records):
             labelled = set(question.case["support"] or ())
             for key in _JUDGEMENTS:  # optional, disputed or rejected
                 labelled.update(question.case.get(key, ()))
-            for run, (values, counts) in zip(question.runs[system],
-                                             record.runs):
+            for run, (_, counts) in zip(question.runs[system], record.runs):
                 if counts["supported"] is None:
                     continue  # no answer is made, or nothing judges it
                 for claim_id, citations in run["claims"]:
@@ -2313,17 +2304,11 @@ def _review_queue(data, records):
 
 
 def _orphan_labels(data):
-    """Return (case, claim) of each claim that a case's "optional",
-    "disputed" or "rejected" names and no run of any system makes: a label
-    nobody uses, often a typo. An expected claim that no run makes is no
-    orphan: it is uncovered."""
+    """Return (case, claim) of each claim judged but made by no run."""
     orphans = {}
     for name, question in data.questions.items():
-        made = set()
-        for runs in question.runs.values():
-            for run in runs:
-                made.update(claim_id for claim_id, cited
-                            in run["claims"] or ())
+        made = {claim_id for runs in question.runs.values() for run in runs
+                for claim_id, _ in run["claims"] or ()}
         for key in _JUDGEMENTS:
             for claim_id in question.case.get(key, ()):
                 if claim_id not in made:
@@ -2331,60 +2316,42 @@ def _orphan_labels(data):
     return list(orphans)
 
 
-def _disputed_labels(data):
-    """Return (case, claim, sources) of every disputed label."""
-    labels = []
-    for name, question in data.questions.items():
-        for claim_id, sources in question.case.get("disputed", {}).items():
-            labels.append((name, claim_id, sources))
-    return labels
-
-
-def _not_run(data, by_system):
-    """Return {system: {count, cases}}: how many questions each system did
-    not run, and the first ten of them."""
-    missing = {}
-    for system, scored in by_system.items():
-        names = [name for name in data.questions if name not in scored]
-        missing[system] = {"count": len(names), "cases": names[:10]}
-    return missing
-
-
 def _disclosures(by_system):
-    """Return {system: [(case, the restricted documents disclosed)]}: each
-    question on which some run disclosed one."""
-    found = {}
+    """Return {system: [(case, the restricted documents it disclosed)]}."""
+    found = {system: [] for system in by_system}
     for system, scored in by_system.items():
-        found[system] = []
         for name, record in scored.items():
             if record.counts["disclosed"]:
-                documents = {}
-                for explained in record.explained:  # as it discloses
-                    documents.update(dict.fromkeys(explained["disclosed"]
-                                                   if explained else ()))
+                documents = dict.fromkeys(  # in the order they disclose
+                    doc_id for explained in record.explained if explained
+                    for doc_id in explained["disclosed"])
                 found[system].append((name, tuple(documents)))
     return found
 
 
 def _summary(data, records, source):
-    """Return the summary: slices and their means, what was not run, each
-    comparison, disclosures and the decisions."""
+    """Return the summary: slices, means, comparisons and decisions."""
     systems, policy = data.systems, data.policy
     tested = _tested(data, records)
     decided = None if policy is None else _decisions(data, records, tested)
-    disputed = _disputed_labels(data)
-    comparisons = [_comparison(data, records, candidate,
-                               tested["strict"][candidate],
-                               decided and decided[candidate])
-                   for candidate in systems[1:]]
+    disputed = [(name, claim, sources)
+                for name, question in data.questions.items()
+                for claim, sources in
+                question.case.get("disputed", {}).items()]
+    missing = {system: [name for name in data.questions if name not in scored]
+               for system, scored in records.strict.items()}
     return {
         "slices": data.slices,
-        "not_run": _not_run(data, records.strict),
+        "not_run": {system: {"count": len(names), "cases": names[:10]}
+                    for system, names in missing.items()},
         "means": _means(data, records.strict),
         "disputed_labels": disputed or None,
         "lenient_means": _means(data, records.lenient) if disputed else None,
         "trec_eval_means": _trec_eval_means(data, records.strict),
-        "comparisons": comparisons,
+        "comparisons": [_comparison(data, records, candidate,
+                                    tested["strict"][candidate],
+                                    decided and decided[candidate])
+                        for candidate in systems[1:]],
         "disclosures": _disclosures(records.strict),
         "policy": None if policy is None else {
             "source": source if source == "fixtures.py"
@@ -2401,14 +2368,9 @@ def _summary(data, records, source):
 
 
 def report(data, *, summary=False, explain=False, source="fixtures.py"):
-    """Return the report of a data set (a dict of the shape load_data()
-    returns) as plain data, keys in the order the README gives: the
-    measures it has; per question, each system's values, counts, runs and
-    lenient reading (None for a system that did not run it); with explain,
-    explain() of each run, the claims nobody has reviewed and the labels
-    no run uses; with summary, slices, comparisons and decisions. The
-    first system is the baseline; each other one is a candidate. The data
-    is checked once, first, as a whole: a fault raises EvaluationError."""
+    """Return the report of data (as load_data() returns it) as plain data,
+    keys in the README's order, the first system the baseline. The data is
+    checked first, as a whole: a fault raises EvaluationError."""
     if type(source) is not str:
         raise _invalid("source", "expected a str, got %s", source)
     for name, value in (("summary", summary), ("explain", explain)):
@@ -2417,39 +2379,28 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
     data = _checked(data)
     records = _records(data, "every" if explain else "flawed" if summary
                        else None)
-    rows = [_row(question, records, data.systems, explain)
-            for question in data.questions.values()]
-    return {"source": source, "k": data.k,
-            "systems": list(data.systems), "notes": data.notes and list(
-                data.notes) or None, "measures": data.measures,
-            "questions": rows,
-            "review_queue": _review_queue(data, records) if explain
-            else None,
+    return {"source": source, "k": data.k, "systems": list(data.systems),
+            "notes": list(data.notes) if data.notes else None,
+            "measures": data.measures,
+            "questions": [_row(question, records, data.systems, explain)
+                          for question in data.questions.values()],
+            "review_queue": _review_queue(data, records) if explain else None,
             "orphan_labels": _orphan_labels(data) if explain else None,
-            "summary": _summary(data, records, source) if summary
-            else None}
+            "summary": _summary(data, records, source) if summary else None}
 
 
 # --- Data from a file ------------------------------------------------------
-# load_data() reads a JSON file that mirrors fixtures.py, for demo.py --data
-# or your own code. JSON has arrays where the contract has tuples: they are
-# read as tuples at this one boundary; report() checks the rest once.
+# load_data() reads a JSON file that mirrors fixtures.py; its arrays become
+# the contract's tuples at this one boundary, and report() checks the rest.
 
 _MAX_FILE_BYTES = 30 * 10 ** 6  # a data file: read no further
 _MAX_DEPTH = 64  # arrays and objects within one another
 _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
 
 
-def _file_name(path):
-    """Return a path as a message shows it: as it is, or as ascii() does."""
-    name = os.fsdecode(path)
-    return name if name.isascii() and name.isprintable() else ascii(name)
-
-
 def _opened(path, cap, where=""):
-    """Return the regular file at a path open to read bytes, unless it
-    reports over cap bytes; a fault starts with where. (A FIFO or a device
-    would wait, or never end: it is refused unopened.)"""
+    """Return the regular file at path open in "rb", if of at most cap bytes
+    (a FIFO would wait: it is refused unopened)."""
     try:
         path = os.fspath(path)  # a str or bytes: open(1) reads a descriptor
     except TypeError:
@@ -2469,46 +2420,6 @@ def _opened(path, cap, where=""):
                           % cap)
 
 
-def load_data(path):
-    """Return the data of a JSON data file, its arrays as tuples, for
-    report() to check and score. A fault of the file raises EvaluationError
-    (see README.md): not a regular file, over 30,000,000 bytes, not UTF-8,
-    not JSON, NaN, an integer of over 100 digits, nesting over 64 deep, a
-    key repeated in one object."""
-    with _opened(path, _MAX_FILE_BYTES) as file:
-        raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
-    if len(raw) > _MAX_FILE_BYTES:
-        raise EvaluationError("holds more than %d bytes, the most read"
-                              % _MAX_FILE_BYTES)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise EvaluationError("is not UTF-8 text: %s at byte %d"
-                              % (error.reason, error.start)) from None
-    return _as_tuples(_parsed(text))
-
-
-def _parsed(text):
-    """Return the JSON value of text; a fault names its line and column."""
-    import json  # only this path reads JSON
-    try:
-        return json.loads(text, object_pairs_hook=_one_value_per_key,
-                          parse_int=_whole_number,
-                          parse_constant=_not_a_number)
-    except RecursionError:  # nested deeper than this CPython's parser goes
-        raise EvaluationError("is nested more than %d deep"
-                              % _MAX_DEPTH) from None
-    except json.JSONDecodeError as error:
-        raise _not_json(text, error.msg, error.pos) from None
-    except _NotANumber:  # find the first outside a string, to name it
-        import re
-        string = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-        for found in re.finditer(string + "|-?Infinity|NaN", text):
-            if not found.group().startswith('"'):
-                raise _not_json(text, found.group() + " is not a JSON "
-                                "number", found.start()) from None
-
-
 class _NotANumber(EvaluationError):
     """NaN or an infinity, which JSON does not have, as the parser meets it."""
 
@@ -2518,17 +2429,8 @@ def _not_a_number(name):
     raise _NotANumber(name)
 
 
-def _not_json(text, why, place):
-    """Return the EvaluationError of JSON text at fault at a place."""
-    line = text.count("\n", 0, place) + 1
-    column = place - text.rfind("\n", 0, place)
-    return EvaluationError("is not valid JSON: %s (line %d, column %d)" % (
-        why, line, column))
-
-
 def _one_value_per_key(pairs):
-    """Return an object's pairs as a dict; a repeated key, which JSON would
-    drop silently, is a fault."""
+    """Return an object's pairs as a dict, refusing a repeated key."""
     result = dict(pairs)
     if len(result) < len(pairs):
         seen = set()  # the first key seen again
@@ -2545,28 +2447,66 @@ def _whole_number(text):
     return int(text)
 
 
+def _parsed(text):
+    """Return the JSON value of text; a fault names its line and column."""
+    import json  # only this path reads JSON
+    try:
+        return json.loads(text, object_pairs_hook=_one_value_per_key,
+                          parse_int=_whole_number,
+                          parse_constant=_not_a_number)
+    except RecursionError:  # nested deeper than this CPython's parser goes
+        raise EvaluationError("is nested more than %d deep"
+                              % _MAX_DEPTH) from None
+    except json.JSONDecodeError as error:
+        why, place = error.msg, error.pos
+    except _NotANumber:  # the first outside a string is the one met
+        import re
+        string = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+        found = next(found for found in re.finditer(
+            string + "|-?Infinity|NaN", text) if found.group()[0] != '"')
+        why, place = found.group() + " is not a JSON number", found.start()
+    line = text.count("\n", 0, place) + 1
+    column = place - text.rfind("\n", 0, place)
+    raise EvaluationError("is not valid JSON: %s (line %d, column %d)"
+                          % (why, line, column))
+
+
 def _as_tuples(value, depth=0):
-    """Return value with every list, at any depth, a tuple. The lists and
-    dicts are the parser's own: each is changed in place."""
+    """Return value with every list in it a tuple, changed in place."""
     if type(value) not in (list, dict):
         return value
     if depth == _MAX_DEPTH:
         raise EvaluationError("is nested more than %d deep" % _MAX_DEPTH)
     items = enumerate(value) if type(value) is list else value.items()
     for key, item in items:
-        empty = type(item) in (list, dict) and not item
-        if empty and depth + 1 < _MAX_DEPTH:  # [] or {}: no call's cost
-            if type(item) is list:
-                value[key] = ()  # {} stays as it is
-        elif type(item) in (list, dict):
+        if type(item) not in (list, dict):
+            continue
+        if item or depth + 1 == _MAX_DEPTH:
             value[key] = _as_tuples(item, depth + 1)
+        elif type(item) is list:  # [] at no call's cost; {} stays
+            value[key] = ()
     return tuple(value) if type(value) is list else value
 
 
+def load_data(path):
+    """Return the data of a JSON data file, its arrays as tuples."""
+    with _opened(path, _MAX_FILE_BYTES) as file:
+        raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
+    if len(raw) > _MAX_FILE_BYTES:
+        raise EvaluationError("holds more than %d bytes, the most read"
+                              % _MAX_FILE_BYTES)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise EvaluationError("is not UTF-8 text: %s at byte %d"
+                              % (error.reason, error.start)) from None
+    return _as_tuples(_parsed(text))
+
+
 # --- TREC files ------------------------------------------------------------
-# load_trec() reads a qrels file and run files as trec_eval 10 reads them,
-# into the data a JSON file gives (see README.md). A line whose first field
-# starts with "#" is a comment, and lines come in any order.
+# load_trec() reads qrels and runs as trec_eval 10 does, into the data a
+# JSON file gives (see README.md); a line whose first field starts with "#"
+# is a comment, and lines come in any order.
 
 _MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together
 _MAX_TOPICS = 10 ** 6  # of the qrels; of the run topics it lacks, the named
@@ -2582,10 +2522,8 @@ def _trec_fault(name, number, template, *values):
 
 
 def _trec_lines(file, name, left):
-    """Yield (the number of the line before them, each line's fields) of
-    each megabyte of an open TREC file, a comment's fields none. left[0]
-    holds the bytes all the TREC files may still hold: past it, or at a
-    line of over 4,096 bytes, the file is refused, whatever its size."""
+    """Yield enumerate() of each megabyte's lines' fields, a comment's none;
+    left[0] holds the bytes the TREC files may still hold."""
     number, rest = 0, b""
     while True:
         chunk = file.read(2 ** 20)
@@ -2594,36 +2532,34 @@ def _trec_lines(file, name, left):
             raise EvaluationError("TREC files: hold more than %d bytes "
                                   "together, the most read" % _MAX_TREC_BYTES)
         data = rest + chunk
+        sizes = list(map(len, data.split(b"\n")))
+        if max(sizes) > _MAX_LINE:
+            long = next(i for i, size in enumerate(sizes) if size > _MAX_LINE)
+            raise _trec_fault(name, number + 1 + long, "expected a line of "
+                              "at most %s bytes", _MAX_LINE)
         cut = data.rfind(b"\n") + 1 if chunk else len(data)
         data, rest = data[:cut], data[cut:]
-        sizes = list(map(len, (data + rest).split(b"\n")))
-        if max(sizes) > _MAX_LINE:
-            raise _trec_fault(name, number + 1 + next(
-                index for index, size in enumerate(sizes)
-                if size > _MAX_LINE), "expected a line of at most %s "
-                "bytes", _MAX_LINE)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise _trec_fault(name, number + data.count(
-                b"\n", 0, error.start) + 1, "not UTF-8 text: %s",
-                error.reason) from None
+            number += data.count(b"\n", 0, error.start) + 1
+            raise _trec_fault(name, number, "not UTF-8 text: %s",
+                              error.reason) from None
         lines = text.split("\n")[:-1 if chunk else None]
         if "#" in text:  # a comment is read as a blank line
             lines = ["" if line.lstrip()[:1] == "#" else line
                      for line in lines]
-        yield number, map(str.split, lines)
+        yield enumerate(map(str.split, lines), number + 1)
         number += len(lines)
         if not chunk:
             return
 
 
 def _qrels(file, name, left):
-    """Return {topic: {document: grade}} of a qrels file; a document judged
-    twice for a topic is refused, as trec_eval refuses it."""
+    """Return {topic: {document: grade}} of a qrels file."""
     judged = {}
-    for start, lines in _trec_lines(file, name, left):
-        for number, fields in enumerate(lines, start + 1):
+    for lines in _trec_lines(file, name, left):
+        for number, fields in lines:
             if not fields:
                 continue
             try:
@@ -2639,34 +2575,39 @@ def _qrels(file, name, left):
                     raise _trec_fault(name, number, "expected at most %s "
                                       "topics, got more", _MAX_TOPICS)
                 grades = judged[topic] = {}
-            if doc_id in grades:
+            if doc_id in grades:  # as trec_eval refuses it
                 raise _trec_fault(name, number, "document %s is judged "
                                   "twice for topic %s", doc_id, topic)
             grades[doc_id] = grade
     return judged
 
 
+def _best(scores, documents, k):
+    """Return (scores, documents) of the k best, as trec_eval ranks them."""
+    from array import array
+    best = sorted(zip(scores, documents), reverse=True)[:k]
+    return (array("d", [score for score, _ in best]),
+            [doc_id for _, doc_id in best])
+
+
 def _ranked(file, name, left, k, judged, unjudged):
-    """Return (the tag, {topic: (scores, documents)}) of a run file of one
-    tag, each topic the qrels lack put in unjudged. left[1] holds how many
-    documents the runs' top k may still hold."""
+    """Return (the tag, {topic: (scores, documents)}) of a run file, each
+    topic's k best among them; a topic the qrels lack goes in unjudged."""
     from array import array  # 8 bytes a score
     tops, tag, topic, top = {}, None, None, None
-    for start, lines in _trec_lines(file, name, left):
-        for number, fields in enumerate(lines, start + 1):
-            if len(fields) != 6:
-                if not fields:
-                    continue
-                fields = fields[:6]  # or fewer: a fault
+    for lines in _trec_lines(file, name, left):
+        for number, fields in lines:
+            if not fields:
+                continue
             try:
-                line_topic, _, doc_id, _, score, run_tag = fields
+                line_topic, _, doc_id, _, score, run_tag = fields[:6]
                 score = float(score)
             except ValueError:
                 score = math.nan
             if score != score:  # too few fields, no score, or NaN: no rank
                 raise _trec_fault(name, number, "expected 'topic Q0 document "
                                   "rank score tag', the score a number, got "
-                                  "%s", " ".join(fields))
+                                  "%s", " ".join(fields[:6]))
             if run_tag != tag and tag is not None:
                 raise _trec_fault(name, number, "a second tag %s, after %s: "
                                   "a run file is one system's", run_tag, tag)
@@ -2685,25 +2626,27 @@ def _ranked(file, name, left, k, judged, unjudged):
             scores.append(score)
             documents.append(doc_id)
     left[1] -= sum(min(len(documents), k) for _, documents in tops.values())
-    if left[1] < 0:
+    if left[1] < 0:  # the documents all top k may still hold
         raise EvaluationError("TREC runs: rank more than %d documents in "
                               "their top k together, the most kept"
                               % _MAX_RANKED)
     return tag, tops
 
 
-def _best(scores, documents, k):
-    """Return (scores, documents) of the k best, ranked as trec_eval ranks
-    them: by score, then by document, highest first."""
-    from array import array
-    best = sorted(zip(scores, documents), reverse=True)[:k]
-    return (array("d", [score for score, _ in best]),
-            [doc_id for _, doc_id in best])
+def _again(file, name, topic, doc_id):
+    """Return the fault of the line ranking doc_id for topic once more."""
+    file.seek(0)
+    before = 0
+    for lines in _trec_lines(file, name, [_MAX_TREC_BYTES]):
+        for number, fields in lines:
+            before += fields[:3:2] == [topic, doc_id]
+            if before == 2:
+                return _trec_fault(name, number, "document %s is ranked "
+                                   "twice for topic %s", doc_id, topic)
 
 
 def _top_k(file, name, tops, k):
-    """Return {topic: its top k documents} of a run's tops; a document
-    ranked twice among them is refused, at the line that ranks it again."""
+    """Return {topic: its top k documents} of a run's tops."""
     ranked = {}
     for topic in list(tops):  # each freed as it is ranked
         documents = ranked[topic] = tuple(_best(*tops.pop(topic), k)[1])
@@ -2715,49 +2658,36 @@ def _top_k(file, name, tops, k):
     return ranked
 
 
-def _again(file, name, topic, doc_id):
-    """Return the EvaluationError of the line of a run file that ranks a
-    document for a topic a second time."""
-    file.seek(0)
-    before = 0
-    for start, lines in _trec_lines(file, name, [_MAX_TREC_BYTES]):
-        for number, fields in enumerate(lines, start + 1):
-            before += fields[:3:2] == [topic, doc_id]
-            if before == 2:
-                return _trec_fault(name, number, "document %s is ranked "
-                                   "twice for topic %s", doc_id, topic)
-
-
-def load_trec(qrels, runs, *, k=10):
-    """Return the data of a TREC qrels file and run files (see README.md),
-    as load_data() returns a JSON file's, for report() to check and score:
-    k, the runs' tags as the systems (the first the baseline), a case per
-    topic the qrels and some run have, each run's top k of it, and notes
-    on the topics left out. A fault raises EvaluationError naming the file
-    and the line; one file given twice, or a tag two files give, too."""
-    from contextlib import ExitStack
-    _check_k(k)
-    if type(runs) not in (list, tuple) or not runs:
-        raise _invalid("runs", "expected a list of paths, got %s", runs)
-    with ExitStack() as stack:
-        files, seen, size = [], {}, 0
-        for path in (qrels, *runs):  # each checked before any is read
-            name = _file_name(path) if isinstance(
-                path, (str, bytes, os.PathLike)) else "?"
-            file = stack.enter_context(_opened(path, _MAX_TREC_BYTES,
-                                               name + ": "))
-            status = os.fstat(file.fileno())
-            if (status.st_dev, status.st_ino) in seen:
-                raise EvaluationError("%s and %s are one file: give each run "
-                                      "once" % (seen[status.st_dev,
-                                                     status.st_ino], name))
-            seen[status.st_dev, status.st_ino] = name
-            size += status.st_size  # as they report: read no more at once
-            files.append((name, file))
-        if size > _MAX_TREC_BYTES:
-            raise EvaluationError("TREC files: hold more than %d bytes "
-                                  "together, the most read" % _MAX_TREC_BYTES)
-        return _trec_data(files, k)
+def _trec_cases(judged, tops, k, notes, unjudged):
+    """Return the data of qrels read by _qrels() and runs by _top_k()."""
+    runs = {}
+    for system, ranked in tops.items():
+        for topic, retrieved in ranked.items():
+            runs.setdefault(topic, {})[system] = {"retrieved": retrieved,
+                                                  "claims": None}
+    cases = {}  # in the order of the qrels, as trec_eval -q gives them
+    for topic in filter(runs.__contains__, judged):
+        relevant = {doc_id: grade for doc_id, grade in judged[topic].items()
+                    if grade >= 1}
+        cases[topic] = {"relevant": tuple(relevant), "support": None,
+                        "grades": relevant}
+    if not cases:
+        raise EvaluationError("no topic of the runs is in the qrels")
+    alone = [topic for topic in judged if topic not in runs]
+    for why, topics, noun, what in (
+            ("left out, as trec_eval leaves them", unjudged, "run topic",
+             "the qrels do not have"),
+            ("not scored, as by trec_eval without -c", alone, "qrels topic",
+             "no run has")):
+        many = "at least " * (len(topics) == _MAX_TOPICS)  # no more counted
+        named = ", ".join(map(_shown, topics[:5]))
+        if topics:
+            notes.append("%s: %s%s %s (%s%s)" % (
+                why, many, _plural(len(topics), noun), what, named,
+                ", ..." if len(topics) > 5 else ""))
+    return {"k": k, "systems": tuple(tops), "cases": cases,
+            "runs": {topic: runs[topic] for topic in cases},
+            "notes": tuple(notes)}
 
 
 def _trec_data(files, k):
@@ -2784,43 +2714,41 @@ def _trec_data(files, k):
     return _trec_cases(judged, tops, k, notes, list(unjudged))
 
 
-def _trec_cases(judged, tops, k, notes, unjudged):
-    """Return the data of qrels read by _qrels() and runs by _top_k()."""
-    runs = {}
-    for system, ranked in tops.items():
-        for topic, retrieved in ranked.items():
-            runs.setdefault(topic, {})[system] = {"retrieved": retrieved,
-                                                  "claims": None}
-    cases = {}  # in the order of the qrels, as trec_eval -q gives them
-    for topic in filter(runs.__contains__, judged):
-        relevant = {doc_id: grade for doc_id, grade in judged[topic].items()
-                    if grade >= 1}
-        cases[topic] = {"relevant": tuple(relevant), "support": None,
-                        "grades": relevant}
-    if not cases:
-        raise EvaluationError("no topic of the runs is in the qrels")
-    alone = [topic for topic in judged if topic not in runs]
-    for why, topics, noun, what in (
-            ("left out, as trec_eval leaves them", unjudged, "run topic",
-             "the qrels do not have"), ("not scored, as by trec_eval "
-                                        "without -c", alone, "qrels topic",
-                                        "no run has")):
-        many = "at least " * (len(topics) == _MAX_TOPICS)  # no more counted
-        if topics:
-            notes.append("%s: %s%s %s (%s%s)" % (
-                why, many, _plural(len(topics), noun), what,
-                ", ".join(map(_shown, topics[:5])),
-                ", ..." if len(topics) > 5 else ""))
-    return {"k": k, "systems": tuple(tops), "cases": cases,
-            "runs": {topic: runs[topic] for topic in cases},
-            "notes": tuple(notes)}
+def load_trec(qrels, runs, *, k=10):
+    """Return the data of a TREC qrels file and run files as load_data()
+    returns a JSON file's: the runs' tags as the systems, a case per topic
+    the qrels and a run have, notes on the rest (see README.md)."""
+    from contextlib import ExitStack
+    _check_k(k)
+    if type(runs) not in (list, tuple) or not runs:
+        raise _invalid("runs", "expected a list of paths, got %s", runs)
+    with ExitStack() as stack:
+        files, seen, size = [], {}, 0
+        for path in (qrels, *runs):  # each checked before any is read
+            name = "?"  # as it is, or as ascii() shows it
+            if isinstance(path, (str, bytes, os.PathLike)):
+                name = os.fsdecode(path)
+            if not (name.isascii() and name.isprintable()):
+                name = ascii(name)
+            file = stack.enter_context(_opened(path, _MAX_TREC_BYTES,
+                                               name + ": "))
+            status = os.fstat(file.fileno())
+            same = status.st_dev, status.st_ino
+            if same in seen:
+                raise EvaluationError("%s and %s are one file: give each "
+                                      "run once" % (seen[same], name))
+            seen[same] = name
+            size += status.st_size  # as they report: read no more at once
+            files.append((name, file))
+        if size > _MAX_TREC_BYTES:
+            raise EvaluationError("TREC files: hold more than %d bytes "
+                                  "together, the most read" % _MAX_TREC_BYTES)
+        return _trec_data(files, k)
 
 
 def _trec_eval_means(data, scored):
-    """Return trec_eval's means where one differs from the mean over the
-    topics with a relevant document: {measure: {system: {mean, topics}}},
-    over every topic the system ran, one with nothing relevant counted as
-    0; None where none differs, or a case expects claims."""
+    """Return {measure: {system: {mean, topics}}} of trec_eval's means (0
+    where nothing is relevant) that differ from the slices', or None."""
     if any(question.case["support"] is not None
            for question in data.questions.values()):
         return None

@@ -1465,11 +1465,12 @@ def p_text(p, method="exact"):
 
 _VERDICTS = ("improved", "regressed", "mixed", "unchanged", "not judged")
 _FLOOR_LEVEL = 0.05  # the level a floor is held against without a policy
+_MAX_TESTED = 10  # candidates past which only the declared measure is tested
 
 
 def _change(before, after):
-    """Return 'better', 'worse' or 'equal'; None (not judged) if either side
-    is n/a."""
+    """Return 'better', 'worse' or 'equal'; None (not judged) if a side is
+    n/a."""
     if before is None or after is None:
         return None  # n/a is not comparable: shown, never judged
     # Higher is better; for abstention, yes (True) is above no (False).
@@ -1485,17 +1486,14 @@ def _verdict(before, after):
     better, worse = "better" in changes, "worse" in changes
     if better and worse:
         return "mixed"
-    if better:
-        return "improved"
-    if worse:
-        return "regressed"
+    if better or worse:
+        return "improved" if better else "regressed"
     return "not judged" if before != after else "unchanged"
 
 
 def _macro_mean(values, total):
-    """Return {mean, averaged, total}: each question weighs the same, and
-    n/a (or a question not run) is skipped and counted, never averaged in
-    as 0."""
+    """Return {mean, averaged, total}: each question weighs the same; n/a
+    (or a question not run) is counted, never averaged in as 0."""
     present = [value for value in values if value is not None]
     return {"mean": _mean(present), "averaged": len(present), "total": total}
 
@@ -1514,18 +1512,17 @@ def _pooled_support(scored):
 
 
 def _abstentions(scored):
-    """Return {correct, total}: the judged answers among the _Scored records
-    of unanswerable questions, and those of them with no claim."""
-    judged = [record.counts for record in scored
+    """Return {correct, total}: the judged answers of the _Scored records,
+    and those of them with no claim."""
+    claims = [record.counts["generated"] for record in scored
               if record.counts["covered"] is not None]
-    correct = [counts for counts in judged if counts["generated"] == 0]
-    return {"correct": len(correct), "total": len(judged)}
+    return {"correct": claims.count(0), "total": len(claims)}
 
 
 def _slice_means(names, by_system, measures):
     """Return a slice's means: per averaged measure and system the macro
-    mean, then pooled support, then correct abstentions over its
-    unanswerable questions (None when it has none)."""
+    mean, then pooled support, then correct abstentions on its unanswerable
+    questions (None when it has none)."""
     ran = {system: [scored[name] for name in names if name in scored]
            for system, scored in by_system.items()}
     means = {}
@@ -1539,11 +1536,10 @@ def _slice_means(names, by_system, measures):
     unanswerable = {system: [record for record in records
                              if not record.answerable]
                     for system, records in ran.items()}
-    means["correct_abstentions"] = None
-    if any(unanswerable.values()):
-        means["correct_abstentions"] = {
-            system: _abstentions(records)
-            for system, records in unanswerable.items()}
+    abstentions = {system: _abstentions(records)
+                   for system, records in unanswerable.items()}
+    means["correct_abstentions"] = (abstentions if any(unanswerable.values())
+                                    else None)
     return means
 
 
@@ -1562,9 +1558,9 @@ def _units(names, groups):
 
 
 def _silenced(record, measure):
-    """Return (a record's value of a measure, a run without an answer
-    counting as the measure's lowest value, if it has none; how many runs
-    counted so): silence is never a way to score better."""
+    """Return (a record's value of a measure, each run without an answer
+    counted as the measure's lowest value; how many runs counted so):
+    silence is never a way to score better."""
     if not MEASURES[measure].get("answer"):
         return record.values[measure], 0
     values, silent = [], 0
@@ -1578,18 +1574,14 @@ def _silenced(record, measure):
 
 def _sides(before, after, names, measure, read, silence):
     """Return (the baseline's values, the candidate's, the questions with
-    unequal runs, (the questions, the runs) without an answer) of one
-    measure, as exact fractions (None: n/a), over the questions among names
-    that the baseline ran, from their _Scored records ({name: record}).
-    Where the baseline has a value and the candidate none, as it did not
-    run the question or made no answer, the candidate's lowest value counts
-    with silence "lowest" (_silenced()); with "skipped", it is n/a. read
-    holds the fraction of each value read so far."""
+    unequal runs, (the silent questions, their runs without an answer)) of
+    a measure, as exact fractions (None: n/a), on the questions of names
+    the baseline ran ({name: _Scored}). Where only the baseline has a value
+    the candidate's lowest counts (_silenced()) with silence "lowest", n/a
+    with "skipped". read holds the fraction of each value read so far."""
     values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
     lowest = MEASURES[measure].get("lowest", 0.0)
-    for name in names:
-        if name not in before:
-            continue
+    for name in filter(before.__contains__, names):
         old, runs = before[name].values[measure], 0
         new = after[name].values[measure] if name in after else None
         if old is not None and name not in after:  # silent, with no run
@@ -1609,38 +1601,22 @@ def _sides(before, after, names, measure, read, silence):
     return values[0], values[1], unmatched, (silent, silent_runs)
 
 
-def _moved_at_most(sides):
-    """Return how many units the paired tests of sides can move at most:
-    the questions whose two values differ."""
-    moved = 0
-    for before, after, *_ in sides:
-        for name, value in before.items():
-            moved += value is not None and value != after[name]
-    return moved
-
-
 def _moved(before, after):
     """Return [(measure, before, after, judged)] of each value that changed
     from one record to another; judged is False where a side is n/a."""
-    moved = []
-    for measure in before.values:
-        old, new = before.values[measure], after.values[measure]
-        if old != new:
-            judged = _change(old, new) is not None
-            moved.append((measure, old, new, judged))
-    return moved
+    pairs = [(measure, before.values[measure], after.values[measure])
+             for measure in before.values]
+    return [(measure, old, new, _change(old, new) is not None)
+            for measure, old, new in pairs if old != new]
 
 
 def _changes(before, after):
     """Return {case, verdict, moved} of each question both systems ran, in
     case order."""
-    changes = []
-    for name, record in before.items():
-        if name in after:
-            verdict = _verdict(record.values, after[name].values)
-            changes.append({"case": name, "verdict": verdict,
-                            "moved": _moved(record, after[name])})
-    return changes
+    return [{"case": name,
+             "verdict": _verdict(record.values, after[name].values),
+             "moved": _moved(record, after[name])}
+            for name, record in before.items() if name in after]
 
 
 def _manifest_changes(manifests, systems):
@@ -1655,9 +1631,6 @@ def _manifest_changes(manifests, systems):
             and before.get(field) != after.get(field)]
 
 
-_MAX_TESTED = 10  # candidates past which only the declared measure is tested
-
-
 def _tested(data, records):
     """Return {reading: {candidate: {measure: paired test}}}, each from the
     baseline on the answerable slice, silence counted as the policy says
@@ -1666,20 +1639,23 @@ def _tested(data, records):
     measure the policy declares, if any. The tests share one budget."""
     policy, systems = data.policy or {}, data.systems
     declared = policy.get("significance", {}).get("metric")
-    silence = policy.get("silence", "lowest")
-    measures = _averaged(data.measures)
+    declared = [declared] if declared else []
+    strict = _averaged(data.measures)
     if len(systems) - 1 > _MAX_TESTED:
-        measures = [declared] if declared else []
+        strict = declared
     read, wanted = {}, []  # read: each value's fraction, as values repeat
-    for reading in ("strict", "lenient"):
+    for reading, measures in (("strict", strict), ("lenient", declared)):
         by_system = getattr(records, reading)
         for candidate in systems[1:] if by_system is not None else ():
-            for measure in measures if reading == "strict" else \
-                    [declared] if declared else []:
+            for measure in measures:
                 wanted.append((reading, candidate, measure, _sides(
                     by_system[systems[0]], by_system[candidate],
-                    data.slices["answerable"], measure, read, silence)))
-    moved = _moved_at_most([sides for *key, sides in wanted])
+                    data.slices["answerable"], measure, read,
+                    policy.get("silence", "lowest"))))
+    # The most units the tests can move: the pairs of values that differ.
+    moved = sum(value is not None and value != after[name]
+                for *key, (before, after, *_) in wanted
+                for name, value in before.items())
     budget = _Budget(_REPORT_STEPS, max(_MIN_DRAWS, min(
         _MAX_DRAWS, _REPORT_DRAWS // max(moved, 1))))
     tests = {reading: {candidate: {} for candidate in systems[1:]}
@@ -1695,38 +1671,31 @@ def _tested(data, records):
     return tests
 
 
-def _floor(data, answerable):
-    """Return {p, units, level, below_level}: the lowest p the paired test can
-    give were every answerable unit both ran to move one way, and whether
-    it is below the level (alpha of a declared test, else 0.05)."""
-    units = _units(answerable, data.groups)
+def _comparison(data, records, candidate, tests, decided):
+    """Return the comparison of one candidate with the baseline on the
+    questions both ran, with its paired tests and its floor: the lowest p
+    the paired test can give were every answerable unit both ran to move
+    one way, against the level (alpha of a declared test, else 0.05)."""
+    systems = (data.systems[0], candidate)
+    changes = _changes(records.strict[systems[0]], records.strict[candidate])
+    verdicts = [change["verdict"] for change in changes]
+    shared = {change["case"] for change in changes}
+    units = _units([name for name in data.slices["answerable"]
+                    if name in shared], data.groups)
     level = (data.policy or {}).get("significance", {}).get(
         "alpha", _FLOOR_LEVEL)
     floor = _lowest_p(units)
-    return {"p": floor, "units": units, "level": level,
-            "below_level": floor < level}
-
-
-def _comparison(data, records, candidate, tests, decided):
-    """Return the comparison of one candidate with the baseline on the
-    questions both ran, with its paired tests."""
-    systems = (data.systems[0], candidate)
-    changes = _changes(records.strict[systems[0]], records.strict[candidate])
-    verdicts = {change["case"]: change["verdict"] for change in changes}
-    answerable = [name for name in data.slices["answerable"]
-                  if name in verdicts]
     return {
         "baseline": systems[0], "candidate": candidate,
         "manifest_changes": _manifest_changes(data.manifests, systems),
         "shared": len(changes),
         "changes": changes,
-        "totals": {verdict: list(verdicts.values()).count(verdict)
-                   for verdict in _VERDICTS},
+        "totals": {verdict: verdicts.count(verdict) for verdict in _VERDICTS},
         "paired_tests": tests,
-        "floor": _floor(data, answerable),
+        "floor": {"p": floor, "units": units, "level": level,
+                  "below_level": floor < level},
         "decision": decided,
     }
-
 
 # --- Deciding --------------------------------------------------------------
 # A policy is written with the labels, before any run is seen, and a system

@@ -1699,12 +1699,11 @@ def _comparison(data, records, candidate, tests, decided):
 
 # --- Deciding --------------------------------------------------------------
 # A policy is written with the labels, before any run is seen, and a system
-# is accepted by it, not by whichever average looks best afterwards. Each
-# rule is one entry of _RULES: the kind of its setting (None: always on,
-# and no policy names it; _check_setting() reads the kinds) and the
-# function that judges it, which takes a _Judging and returns [(held,
-# (rule, question or slice, detail))], held True, False, or None where it
-# could judge nothing. To add a rule, write its function and its entry.
+# is accepted by it, not by whichever average looks best afterwards. A rule
+# is one entry of _RULES: the kind of its setting (None: always on; see
+# _check_setting()) and its findings, a function of a _Judging returning
+# [(held, (rule, question or slice, detail))], held None where it could
+# judge nothing. To add a rule, write its function and its entry.
 
 _PLANS = ("strict", "lenient", "both")  # policy["unresolved"]
 _SILENCES = ("lowest", "skipped")  # policy["silence"]: see _sides()
@@ -1714,9 +1713,8 @@ _NO_ANSWER = "no answer judged against labels"
 
 class _Judging(_Record):
     """What a rule judges: the rule, the policy, the candidate's and the
-    baseline's _Scored records of one reading by case name (the baseline
-    None when the candidate is judged alone), and the declared paired test
-    (None without one)."""
+    baseline's _Scored records by case name (the baseline None when the
+    candidate is judged alone), and the declared paired test, or None."""
 
     __slots__ = ("rule", "policy", "candidate", "baseline", "test")
 
@@ -1741,18 +1739,32 @@ def _listed(names, width=100):
     return ", ".join(shown)
 
 
+def _counted(judging, record, measure, judged):
+    """Return (a record's value of a measure, its runs counted silent): as
+    _silenced() gives them if judged and silence is "lowest"."""
+    if judged and judging.policy.get("silence", "lowest") == "lowest":
+        return _silenced(record, measure)
+    return record.values[measure], 0
+
+
+def _per_question(judging, names, judge):
+    """Return the finding judge(judging, name) gives on each named question
+    but None, or one unchecked finding when there is none."""
+    findings = [judge(judging, name) for name in names]
+    findings = [finding for finding in findings if finding is not None]
+    why = "lists no question" if not names else _NO_ANSWER
+    return findings or [(None, (judging.rule, "", why))]
+
+
 def _disclosure_findings(judging):
     """Whatever the policy says, a question on which a system disclosed a
     restricted document is broken: no accuracy and no rule can excuse
     showing a document to someone who may not see it."""
-    findings = []
-    for name, record in judging.candidate.items():
-        disclosed = record.counts["disclosed"]
-        if disclosed:
-            detail = _plural(disclosed, "restricted document")
-            findings.append((False, (judging.rule, name, detail
-                                     + " in the top k or cited")))
-    return findings
+    disclosed = {name: record.counts["disclosed"]
+                 for name, record in judging.candidate.items()}
+    return [(False, (judging.rule, name, _plural(count, "restricted document")
+                     + " in the top k or cited"))
+            for name, count in disclosed.items() if count]
 
 
 def _comparison_findings(judging):
@@ -1765,34 +1777,23 @@ def _comparison_findings(judging):
                      "both: nothing compared"))]
 
 
-def _critical_findings(judging):
-    """Per critical question: no judged value fell below the baseline's by
-    more than policy["tolerance"] (0 without it), compared as the fractions
-    they stand for; a question the candidate did not run is broken, and
-    one it made no answer to counts as its lowest values (_silenced())."""
-    rule, policy, baseline = judging.rule, judging.policy, judging.baseline
-    if baseline is None:
-        return [(None, (rule, "", _NO_BASELINE))]
-    findings, tolerance = [], _exact(policy.get("tolerance", 0))
-    for name in policy[rule]:
-        if name not in baseline or name not in judging.candidate:
-            held = None if name not in baseline else False
-            ran = "the baseline" if name not in baseline else "the candidate"
-            findings.append((held, (rule, name, ran + " did not run it")))
-            continue
-        findings.append(_critical(judging, name, tolerance))
-    return findings or [(None, (rule, "", "lists no question"))]
-
-
-def _critical(judging, name, tolerance):
-    """Return the finding of one critical question."""
-    before, record = judging.baseline[name].values, judging.candidate[name]
-    after, silent = dict(record.values), 0
-    for measure in after:
-        if before[measure] is not None and judging.policy.get(
-                "silence", "lowest") == "lowest":
-            after[measure], runs = _silenced(record, measure)
-            silent = max(silent, runs)
+def _critical(judging, name):
+    """Return the finding of one critical question: no judged value fell
+    below the baseline's by more than policy["tolerance"] (0 without it),
+    as the fractions they stand for; a question the candidate did not run
+    is broken, one it made no answer to counts as its lowest values."""
+    rule, baseline = judging.rule, judging.baseline
+    if name not in baseline or name not in judging.candidate:
+        held = None if name not in baseline else False
+        ran = "the baseline" if name not in baseline else "the candidate"
+        return held, (rule, name, ran + " did not run it")
+    tolerance = _exact(judging.policy.get("tolerance", 0))
+    before, record = baseline[name].values, judging.candidate[name]
+    after, silent = {}, 0
+    for measure in record.values:
+        judged = before[measure] is not None
+        after[measure], runs = _counted(judging, record, measure, judged)
+        silent = max(silent, runs)
     worse, held = [], True
     for measure in before:
         if _change(before[measure], after[measure]) == "worse":
@@ -1811,115 +1812,97 @@ def _critical(judging, name, tolerance):
     if silent:
         detail += " (%s without an answer, each counted as its lowest " \
             "value)" % _plural(silent, "run")
-    return held, (judging.rule, name, detail)
+    return held, (rule, name, detail)
+
+
+def _critical_findings(judging):
+    """Return _critical() of each critical question."""
+    if judging.baseline is None:
+        return [(None, (judging.rule, "", _NO_BASELINE))]
+    return _per_question(judging, judging.policy["critical"], _critical)
+
+
+def _coverage(judging, name):
+    """Return the finding of a critical question with a coverage: it reaches
+    the minimum; one the candidate did not run, or made no answer to,
+    covers nothing (_silenced()). None without a coverage."""
+    rule, minimum = judging.rule, judging.policy[judging.rule]
+    if name not in judging.candidate:
+        return False, (rule, name, "the candidate did not run it")
+    record = judging.candidate[name]
+    covered, expected = record.counts["covered"], record.counts["expected"]
+    coverage, silent = _counted(judging, record, "coverage", expected)
+    if coverage is None:
+        return None
+    # As the fraction it is: 2/3 falls short of 0.67.
+    detail = "coverage %s/%d" % (_number(covered or 0), expected)
+    if silent:
+        detail = "coverage %.2f, %s without an answer counted as 0" % (
+            coverage, _plural(silent, "run"))
+    return coverage >= minimum, (rule, name, detail + ", minimum %g" % minimum)
 
 
 def _coverage_findings(judging):
-    """Per critical question that expects claims: its coverage reaches the
-    minimum; one the candidate did not run, or made no answer to, covers
-    nothing (_silenced())."""
-    rule, policy, findings = judging.rule, judging.policy, []
-    for name in policy["critical"]:
-        if name not in judging.candidate:
-            findings.append((False, (rule, name, "the candidate did not run "
-                                     "it")))
-            continue
-        record = judging.candidate[name]
-        coverage, silent = record.values["coverage"], 0
-        if record.counts["expected"] and policy.get("silence",
-                                                    "lowest") == "lowest":
-            coverage, silent = _silenced(record, "coverage")
-        if coverage is None:
-            continue
-        # As the fraction it is: 2/3 falls short of 0.67.
-        detail = "coverage %s/%d" % (_number(record.counts["covered"] or 0),
-                                     record.counts["expected"])
-        if silent:
-            detail = "coverage %.2f, %s without an answer counted as 0" % (
-                coverage, _plural(silent, "run"))
-        findings.append((coverage >= policy[rule], (
-            rule, name, detail + ", minimum %g" % policy[rule])))
-    why = "lists no question" if not policy["critical"] else _NO_ANSWER
-    return findings or [(None, (rule, "", why))]
+    """Return _coverage() of each critical question."""
+    return _per_question(judging, judging.policy["critical"], _coverage)
+
+
+def _abstention(judging, name):
+    """Return the finding of a question that must be abstained on: no
+    claims, if its run makes an answer (else None)."""
+    if name not in judging.candidate:
+        return False, (judging.rule, name, "the system did not run it")
+    claims = judging.candidate[name].counts["generated"]
+    if claims is None:
+        return None
+    detail = "answered with " + _plural(claims, "claim") if claims \
+        else "abstained"
+    return claims == 0, (judging.rule, name, detail)
+
+
+def _abstention_findings(judging):
+    """Return _abstention() of each question that must be abstained on."""
+    return _per_question(judging, judging.policy[judging.rule], _abstention)
 
 
 def _budget_findings(judging):
     """Per slice the rule names: the unsupported claims of its judged
     answers stay within a count (unsupported_budget) or a share of their
     claims (unsupported_rate)."""
-    findings, rule = [], judging.rule
+    rule, findings = judging.rule, []
     for part in _SLICES:
         judged = [record.counts for record in judging.candidate.values()
                   if record.answerable == (part == "answerable")
                   and record.counts["supported"] is not None]
-        if part in judging.policy[rule] and judged:
-            findings.append(_budget(rule, part, judging.policy[rule][part],
-                                    judged))
+        if part not in judging.policy[rule] or not judged:
+            continue
+        allowed = judging.policy[rule][part]
+        generated = sum(counts["generated"] for counts in judged)
+        unsupported = generated - sum(counts["supported"]
+                                      for counts in judged)
+        if rule == "unsupported_budget":
+            held = unsupported <= allowed
+            detail = "%s, budget %d" % (
+                _plural(unsupported, "unsupported claim"), allowed)
+        else:  # Compared exactly: unsupported / generated <= rate.
+            held = unsupported <= _exact(allowed) * generated
+            detail = "%s of %s unsupported, rate at most %g" % (
+                _number(unsupported), _plural(generated, "claim"), allowed)
+        findings.append((held, (rule, part, detail)))
     return findings or [(None, (rule, "", _NO_ANSWER))]
 
 
-def _budget(rule, part, allowed, judged):
-    """Return the finding of one slice's budget over its judged counts."""
-    generated = sum(counts["generated"] for counts in judged)
-    unsupported = generated - sum(counts["supported"] for counts in judged)
-    if rule == "unsupported_budget":
-        detail = "%s, budget %d" % (_plural(unsupported, "unsupported claim"),
-                                    allowed)
-        return unsupported <= allowed, (rule, part, detail)
-    # Compared exactly: unsupported / generated <= rate.
-    detail = "%s of %s unsupported, rate at most %g" % (
-        _number(unsupported), _plural(generated, "claim"), allowed)
-    return unsupported <= _exact(allowed) * generated, (rule, part, detail)
-
-
-def _abstention_findings(judging):
-    """Per question that must be abstained on, whose run makes an answer:
-    no claims."""
-    rule, findings = judging.rule, []
-    for name in judging.policy[rule]:
-        if name not in judging.candidate:
-            findings.append((False, (rule, name, "the system did not run it")))
-            continue
-        claims = judging.candidate[name].counts["generated"]
-        if claims is not None:
-            detail = "answered with " + _plural(claims, "claim") if claims \
-                else "abstained"
-            findings.append((claims == 0, (rule, name, detail)))
-    why = "lists no question" if not judging.policy[rule] else _NO_ANSWER
-    return findings or [(None, (rule, "", why))]
-
-
-def _significance_findings(judging):
-    """On the answerable slice: the declared measure rose, over the units
-    and over the questions, with a p that holds at the level Holm's method
-    gives it (see _p_holds()); and it did not fall where the paired test
-    cannot look: on the slice mean over the questions each system has a
-    value for, nor, for support, on pooled support. Silence counts as the
-    policy says (see _sides())."""
-    rule, test = judging.rule, judging.test
-    if judging.baseline is None:
-        return [(None, (rule, "", _NO_BASELINE))]
-    measure = judging.policy[rule]["metric"]
-    if not test["questions"]:
-        return [(False, (rule, "answerable", measure + ": no question has a "
-                         "value from both: nothing compared"))]
-    rose = test["mean"] > 0 and test["question_mean"] > 0
-    fell = _fell_on_the_slice(measure, judging) if rose else []
-    held = test["earlier_steps_held"] and _p_holds(test, test["level"]) \
-        and rose and not fell
-    detail = _significance(measure, test, judging.policy)
-    if fell:
-        detail += ": but " + " and ".join(fell)
-    if test["one_sided"]:
-        detail += (": %d questions have a value on one side only, weighed "
-                   "in the slice means" % test["one_sided"])
-    return [(held, (rule, "answerable", detail))]
+def _p_holds(test, level):
+    """True when the p of a paired test is at most a level, as is usual
+    (p <= alpha): an exact p as the fraction it is, a sampled one by its
+    upper bound (p_upper), so that no coin toss of the sampler decides."""
+    return test["p_upper"] <= level
 
 
 def _fell_on_the_slice(measure, judging):
-    """Return how the measure fell on the answerable slice, beyond the pairs:
-    its slice mean over the questions each system has a value for (silence
-    counted as in the paired test), and pooled support; [] if neither."""
+    """Return how the measure fell on the answerable slice beyond the pairs:
+    on its slice mean over the questions each system has a value for, and,
+    for support, on pooled support; [] if neither."""
     fell, (before, after) = [], judging.test["slice_means"]
     if None not in (before["mean"], after["mean"]) \
             and after["mean"] < before["mean"]:
@@ -1941,9 +1924,8 @@ def _fell_on_the_slice(measure, judging):
 
 
 def _significance(measure, test, policy):
-    """Return the detail of a significance finding: which way the measure
-    went, by how much, on how much, how its p stands, and what silence
-    counted."""
+    """Return the detail of a significance finding: how the measure moved,
+    on how much, how its p stands, and what silence counted."""
     level, mean = test["level"], test["mean"]
     moved = "rose" if mean > 0 else "fell" if mean < 0 else "did not move"
     over = "%d of %d questions" % (test["questions"],
@@ -1980,11 +1962,41 @@ def _significance(measure, test, policy):
     return detail
 
 
-def _p_holds(test, level):
-    """True when the p of a paired test is at most a level, as is usual
-    (p <= alpha): an exact p as the fraction it is, a sampled one by its
-    upper bound (p_upper), so that no coin toss of the sampler decides."""
-    return test["p_upper"] <= level
+def _significance_findings(judging):
+    """On the answerable slice: the declared measure rose, over the units
+    and over the questions, with a p that holds at its level by Holm's
+    method (_p_holds()), and did not fall where the paired test cannot
+    look (_fell_on_the_slice()). Silence counts as the policy says."""
+    rule, test = judging.rule, judging.test
+    if judging.baseline is None:
+        return [(None, (rule, "", _NO_BASELINE))]
+    measure = judging.policy[rule]["metric"]
+    if not test["questions"]:
+        return [(False, (rule, "answerable", measure + ": no question has a "
+                         "value from both: nothing compared"))]
+    rose = test["mean"] > 0 and test["question_mean"] > 0
+    fell = _fell_on_the_slice(measure, judging) if rose else []
+    held = test["earlier_steps_held"] and _p_holds(test, test["level"]) \
+        and rose and not fell
+    detail = _significance(measure, test, judging.policy)
+    if fell:
+        detail += ": but " + " and ".join(fell)
+    if test["one_sided"]:
+        detail += (": %d questions have a value on one side only, weighed "
+                   "in the slice means" % test["one_sided"])
+    return [(held, (rule, "answerable", detail))]
+
+
+def _check_number(value, field, high=1, above_low=False, whole=False):
+    """Check that value is a number (an int, if whole) from 0, or above it,
+    to high."""
+    # NaN fails every comparison, and True is not a number here.
+    within = type(value) in ((int,) if whole else (int, float)) and (
+        0 < value if above_low else 0 <= value)
+    if not (within and value <= high):
+        raise _invalid(field, "expected " + ("an int" if whole else "a number")
+                       + (" above" if above_low else " from")
+                       + " 0 to %s, got %s", high, value)
 
 
 def _check_questions_named(value, field, data, unanswerable):
@@ -2016,23 +2028,8 @@ def _check_budgets(value, field, rates):
         raise _invalid(field, "expected a dict with one or both of the keys "
                        "%s, got %s", _SLICES, value)
     for part, allowed in value.items():
-        where = "%s['%s']" % (field, part)
-        if rates:
-            _check_number(allowed, where)
-        elif type(allowed) is not int or not 0 <= allowed <= 10 ** 9:
-            raise _invalid(where, "expected an int from 0 to 1000000000, "
-                           "got %s", allowed)
-
-
-def _check_number(value, field, high=1, above_low=False):
-    """Check that value is an int or a float from 0 (or above it) to high."""
-    # NaN fails every comparison, and True is not a number here.
-    within = type(value) in (int, float) and (
-        0 < value if above_low else 0 <= value)
-    if not (within and value <= high):
-        raise _invalid(field, "expected a number " + (
-            "above" if above_low else "from") + " 0 to %s, got %s", high,
-                       value)
+        _check_number(allowed, "%s['%s']" % (field, part),
+                      high=1 if rates else 10 ** 9, whole=not rates)
 
 
 def _check_setting(kind, value, field, data):
@@ -2130,17 +2127,6 @@ def _judged(policy, candidate, baseline, test=None):
     accepted = None if not held and not broken else not broken
     return {"accepted": accepted, "broken": broken, "held": held,
             "unchecked": unchecked, "significance": test}
-def _decision(plan, strict, loose):
-    """Return whether a candidate is accepted under a plan, by _judged()
-    under each reading; loose is None when no label is disputed, and then
-    the strict reading decides."""
-    taken = [strict]
-    if loose is not None:
-        taken = {"strict": [strict], "lenient": [loose],
-                 "both": [strict, loose]}[plan]
-    if any(judged["accepted"] is None for judged in taken):
-        return None  # nothing could be judged: nothing to accept
-    return all(judged["accepted"] for judged in taken)
 
 
 def _significance_tests(policy, tested):
@@ -2171,33 +2157,23 @@ def _significance_tests(policy, tested):
 
 def _marked(strict, loose):
     """Return each broken finding as (rule, subject, detail, readings):
-    readings "both", "strict" or "lenient", those that break it; loose is
-    None when no label is disputed."""
-    if loose is None:
-        return [finding + ("both",) for finding in strict["broken"]]
+    readings "both", "strict" or "lenient", those that break it."""
+    loose = strict if loose is None else loose  # one reading: both
     strictly = {finding[:2] for finding in strict["broken"]}
     leniently = {finding[:2] for finding in loose["broken"]}
-    marked = []
-    for finding in strict["broken"]:
-        both = finding[:2] in leniently
-        marked.append(finding + ("both" if both else "strict",))
-    for finding in loose["broken"]:
-        if finding[:2] not in strictly:
-            marked.append(finding + ("lenient",))
-    return marked
+    return ([finding + ("both" if finding[:2] in leniently else "strict",)
+             for finding in strict["broken"]]
+            + [finding + ("lenient",) for finding in loose["broken"]
+               if finding[:2] not in strictly])
 
 
 def _deciding_questions(strict, loose, data, records, systems):
-    """Return the set of questions whose findings the readings judge
-    differently: each one such a finding names, and for a slice's
-    finding, each question of the slice whose counts differ between the
-    readings."""
+    """Return the questions the findings the readings judge differently
+    name, and for a slice's, its questions whose counts differ."""
     differ = ({finding[:2] for finding in strict["broken"]}
               ^ {finding[:2] for finding in loose["broken"]})
     names = {subject for rule, subject in differ}
-    for part in _SLICES:
-        if part not in names:
-            continue
+    for part in names.intersection(_SLICES):
         for system in systems:
             before, after = records.strict[system], records.lenient[system]
             names.update(name for name in data.slices[part] if name in before
@@ -2212,15 +2188,20 @@ def _by_readings(data, records, judged, systems):
     questions the differing findings name."""
     strict, loose = judged["strict"], judged.get("lenient")
     plan = data.policy.get("unresolved", "both")
-    depends_on = []
+    # The plan's readings decide where a label is disputed, else the strict
+    # one; where one could judge nothing, there is nothing to accept.
+    taken = [strict] if loose is None else {
+        "strict": [strict], "lenient": [loose], "both": [strict, loose]}[plan]
+    accepted = [each["accepted"] for each in taken]
+    depends_on, deciding = [], set()
     if loose is not None and strict["accepted"] != loose["accepted"]:
         deciding = _deciding_questions(strict, loose, data, records, systems)
-        for name, question in data.questions.items():
-            disputed = question.case.get("disputed", {})
-            for claim_id, sources in disputed.items():
-                if name in deciding:
-                    depends_on.append((name, claim_id, sources))
-    return {"plan": plan, "accepted": _decision(plan, strict, loose),
+    for name in filter(deciding.__contains__, data.questions):
+        disputed = data.questions[name].case.get("disputed", {})
+        depends_on.extend((name, claim_id, sources)
+                          for claim_id, sources in disputed.items())
+    return {"plan": plan,
+            "accepted": None if None in accepted else all(accepted),
             "strict": strict, "lenient": loose, "depends_on": depends_on,
             "findings": _marked(strict, loose)}
 

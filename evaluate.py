@@ -1469,8 +1469,7 @@ _MAX_TESTED = 10  # candidates past which only the declared measure is tested
 
 
 def _change(before, after):
-    """Return 'better', 'worse' or 'equal'; None (not judged) if a side is
-    n/a."""
+    """Return 'better', 'worse', 'equal', or None if a side is n/a."""
     if before is None or after is None:
         return None  # n/a is not comparable: shown, never judged
     # Higher is better; for abstention, yes (True) is above no (False).
@@ -1501,28 +1500,24 @@ def _macro_mean(values, total):
 def _pooled_support(scored):
     """Return {supported, generated, ratio}: the claims of every judged run
     of the _Scored records, added up."""
-    supported = generated = 0
-    for record in scored:
-        for values, counts in record.runs:
-            if counts["supported"] is not None:
-                supported += counts["supported"]
-                generated += counts["generated"]
+    judged = [counts for record in scored for values, counts in record.runs
+              if counts["supported"] is not None]
+    supported = sum(counts["supported"] for counts in judged)
+    generated = sum(counts["generated"] for counts in judged)
     ratio = supported / generated if generated else None
     return {"supported": supported, "generated": generated, "ratio": ratio}
 
 
 def _abstentions(scored):
-    """Return {correct, total}: the judged answers of the _Scored records,
-    and those of them with no claim."""
+    """Return {correct, total}: the records' judged answers with no claim."""
     claims = [record.counts["generated"] for record in scored
               if record.counts["covered"] is not None]
     return {"correct": claims.count(0), "total": len(claims)}
 
 
 def _slice_means(names, by_system, measures):
-    """Return a slice's means: per averaged measure and system the macro
-    mean, then pooled support, then correct abstentions on its unanswerable
-    questions (None when it has none)."""
+    """Return a slice's means: per averaged measure and system, then pooled
+    support, then correct abstentions (None without unanswerables)."""
     ran = {system: [scored[name] for name in names if name in scored]
            for system, scored in by_system.items()}
     means = {}
@@ -1550,17 +1545,16 @@ def _means(data, by_system):
 
 
 def _units(names, groups):
-    """Return how many units the paired test counts over these questions:
-    their groups, each question without one a group of its own."""
+    """Return the units of the paired test over these questions: groups,
+    each question without one a group of its own."""
     if groups is None:
         return len(names)
     return len({groups[name] or (name,) for name in names})
 
 
 def _silenced(record, measure):
-    """Return (a record's value of a measure, each run without an answer
-    counted as the measure's lowest value; how many runs counted so):
-    silence is never a way to score better."""
+    """Return (a record's value, each run without an answer counted as the
+    measure's lowest; how many ran so): silence never scores better."""
     if not MEASURES[measure].get("answer"):
         return record.values[measure], 0
     values, silent = [], 0
@@ -1573,12 +1567,12 @@ def _silenced(record, measure):
 
 
 def _sides(before, after, names, measure, read, silence):
-    """Return (the baseline's values, the candidate's, the questions with
-    unequal runs, (the silent questions, their runs without an answer)) of
-    a measure, as exact fractions (None: n/a), on the questions of names
-    the baseline ran ({name: _Scored}). Where only the baseline has a value
-    the candidate's lowest counts (_silenced()) with silence "lowest", n/a
-    with "skipped". read holds the fraction of each value read so far."""
+    """Return (the baseline's values, the candidate's, as exact fractions,
+    the questions with unequal runs, (silent questions, runs)) over those
+    of names the baseline ran; read caches fractions. Where only the
+    baseline has a value, the candidate's lowest counts with silence
+    "lowest" (_silenced()), n/a with "skipped"."""
+
     values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
     lowest = MEASURES[measure].get("lowest", 0.0)
     for name in filter(before.__contains__, names):
@@ -1602,8 +1596,8 @@ def _sides(before, after, names, measure, read, silence):
 
 
 def _moved(before, after):
-    """Return [(measure, before, after, judged)] of each value that changed
-    from one record to another; judged is False where a side is n/a."""
+    """Return [(measure, before, after, judged)] of each value that changed;
+    judged is False where a side is n/a."""
     pairs = [(measure, before.values[measure], after.values[measure])
              for measure in before.values]
     return [(measure, old, new, _change(old, new) is not None)
@@ -1611,8 +1605,7 @@ def _moved(before, after):
 
 
 def _changes(before, after):
-    """Return {case, verdict, moved} of each question both systems ran, in
-    case order."""
+    """Return {case, verdict, moved} of each question both ran, in order."""
     return [{"case": name,
              "verdict": _verdict(record.values, after[name].values),
              "moved": _moved(record, after[name])}
@@ -1632,11 +1625,10 @@ def _manifest_changes(manifests, systems):
 
 
 def _tested(data, records):
-    """Return {reading: {candidate: {measure: paired test}}}, each from the
-    baseline on the answerable slice, silence counted as the policy says
-    (see _sides()): in the strict reading, of each averaged measure (past
-    10 candidates, the declared one alone), and in the lenient one, of the
-    measure the policy declares, if any. The tests share one budget."""
+    """Return {reading: {candidate: {measure: paired test}}} from the
+    baseline on the answerable slice, in one budget: strictly of each
+    averaged measure (past _MAX_TESTED candidates, the declared one),
+    leniently of the declared one."""
     policy, systems = data.policy or {}, data.systems
     declared = policy.get("significance", {}).get("metric")
     declared = [declared] if declared else []
@@ -1672,10 +1664,10 @@ def _tested(data, records):
 
 
 def _comparison(data, records, candidate, tests, decided):
-    """Return the comparison of one candidate with the baseline on the
-    questions both ran, with its paired tests and its floor: the lowest p
-    the paired test can give were every answerable unit both ran to move
-    one way, against the level (alpha of a declared test, else 0.05)."""
+    """Return the comparison of a candidate with the baseline, with its
+    floor: the lowest p were every answerable unit both ran to move one
+    way, against alpha of a declared test (else 0.05)."""
+
     systems = (data.systems[0], candidate)
     changes = _changes(records.strict[systems[0]], records.strict[candidate])
     verdicts = [change["verdict"] for change in changes]

@@ -1572,7 +1572,6 @@ def _sides(before, after, names, measure, read, silence):
     of names the baseline ran; read caches fractions. Where only the
     baseline has a value, the candidate's lowest counts with silence
     "lowest" (_silenced()), n/a with "skipped"."""
-
     values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
     lowest = MEASURES[measure].get("lowest", 0.0)
     for name in filter(before.__contains__, names):
@@ -1667,7 +1666,6 @@ def _comparison(data, records, candidate, tests, decided):
     """Return the comparison of a candidate with the baseline, with its
     floor: the lowest p were every answerable unit both ran to move one
     way, against alpha of a declared test (else 0.05)."""
-
     systems = (data.systems[0], candidate)
     changes = _changes(records.strict[systems[0]], records.strict[candidate])
     verdicts = [change["verdict"] for change in changes]
@@ -1692,10 +1690,10 @@ def _comparison(data, records, candidate, tests, decided):
 # --- Deciding --------------------------------------------------------------
 # A policy is written with the labels, before any run is seen, and a system
 # is accepted by it, not by whichever average looks best afterwards. A rule
-# is one entry of _RULES: the kind of its setting (None: always on; see
-# _check_setting()) and its findings, a function of a _Judging returning
-# [(held, (rule, question or slice, detail))], held None where it could
-# judge nothing. To add a rule, write its function and its entry.
+# is one entry of _RULES: the kind of its setting (None: always on) and its
+# findings, a function of a _Judging giving [(held, (rule, question or
+# slice, detail))], held None where it judged nothing. To add a rule,
+# write its function and its entry.
 
 _PLANS = ("strict", "lenient", "both")  # policy["unresolved"]
 _SILENCES = ("lowest", "skipped")  # policy["silence"]: see _sides()
@@ -1705,8 +1703,7 @@ _NO_ANSWER = "no answer judged against labels"
 
 class _Judging(_Record):
     """What a rule judges: the rule, the policy, the candidate's and the
-    baseline's _Scored records by case name (the baseline None when the
-    candidate is judged alone), and the declared paired test, or None."""
+    baseline's (or None) _Scored records by name, the declared test."""
 
     __slots__ = ("rule", "policy", "candidate", "baseline", "test")
 
@@ -1737,15 +1734,6 @@ def _counted(judging, record, measure, judged):
     if judged and judging.policy.get("silence", "lowest") == "lowest":
         return _silenced(record, measure)
     return record.values[measure], 0
-
-
-def _per_question(judging, names, judge):
-    """Return the finding judge(judging, name) gives on each named question
-    but None, or one unchecked finding when there is none."""
-    findings = [judge(judging, name) for name in names]
-    findings = [finding for finding in findings if finding is not None]
-    why = "lists no question" if not names else _NO_ANSWER
-    return findings or [(None, (judging.rule, "", why))]
 
 
 def _disclosure_findings(judging):
@@ -1807,17 +1795,9 @@ def _critical(judging, name):
     return held, (rule, name, detail)
 
 
-def _critical_findings(judging):
-    """Return _critical() of each critical question."""
-    if judging.baseline is None:
-        return [(None, (judging.rule, "", _NO_BASELINE))]
-    return _per_question(judging, judging.policy["critical"], _critical)
-
-
 def _coverage(judging, name):
-    """Return the finding of a critical question with a coverage: it reaches
-    the minimum; one the candidate did not run, or made no answer to,
-    covers nothing (_silenced()). None without a coverage."""
+    """Return the finding of a critical question with a coverage (else
+    None): it reaches the minimum; no run or no answer covers nothing."""
     rule, minimum = judging.rule, judging.policy[judging.rule]
     if name not in judging.candidate:
         return False, (rule, name, "the candidate did not run it")
@@ -1834,14 +1814,9 @@ def _coverage(judging, name):
     return coverage >= minimum, (rule, name, detail + ", minimum %g" % minimum)
 
 
-def _coverage_findings(judging):
-    """Return _coverage() of each critical question."""
-    return _per_question(judging, judging.policy["critical"], _coverage)
-
-
 def _abstention(judging, name):
-    """Return the finding of a question that must be abstained on: no
-    claims, if its run makes an answer (else None)."""
+    """Return the finding of a question that must be abstained on, if run
+    with an answer (else None): no claims."""
     if name not in judging.candidate:
         return False, (judging.rule, name, "the system did not run it")
     claims = judging.candidate[name].counts["generated"]
@@ -1852,15 +1827,25 @@ def _abstention(judging, name):
     return claims == 0, (judging.rule, name, detail)
 
 
-def _abstention_findings(judging):
-    """Return _abstention() of each question that must be abstained on."""
-    return _per_question(judging, judging.policy[judging.rule], _abstention)
+def _question_findings(judging):
+    """Return the findings of the questions a rule lists, by its judge
+    (None: nothing judged), or one unchecked finding if none."""
+    rule, policy = judging.rule, judging.policy
+    if rule == "critical" and judging.baseline is None:
+        return [(None, (rule, "", _NO_BASELINE))]
+    # min_coverage holds each critical question to its minimum.
+    names = policy["critical" if rule == "min_coverage" else rule]
+    judge = {"critical": _critical, "min_coverage": _coverage,
+             "must_abstain": _abstention}[rule]
+    findings = [judge(judging, name) for name in names]
+    findings = [finding for finding in findings if finding is not None]
+    why = "lists no question" if not names else _NO_ANSWER
+    return findings or [(None, (rule, "", why))]
 
 
 def _budget_findings(judging):
-    """Per slice the rule names: the unsupported claims of its judged
-    answers stay within a count (unsupported_budget) or a share of their
-    claims (unsupported_rate)."""
+    """Per slice: the unsupported claims of its judged answers stay within
+    a count (unsupported_budget) or a share of claims (unsupported_rate)."""
     rule, findings = judging.rule, []
     for part in _SLICES:
         judged = [record.counts for record in judging.candidate.values()
@@ -1885,16 +1870,14 @@ def _budget_findings(judging):
 
 
 def _p_holds(test, level):
-    """True when the p of a paired test is at most a level, as is usual
-    (p <= alpha): an exact p as the fraction it is, a sampled one by its
-    upper bound (p_upper), so that no coin toss of the sampler decides."""
+    """True when a paired test's p is at most a level (p <= alpha): an
+    exact p as it is, a sampled one by p_upper, so no coin toss decides."""
     return test["p_upper"] <= level
 
 
 def _fell_on_the_slice(measure, judging):
-    """Return how the measure fell on the answerable slice beyond the pairs:
-    on its slice mean over the questions each system has a value for, and,
-    for support, on pooled support; [] if neither."""
+    """Return how the measure fell beyond the pairs: on its slice mean, or
+    for support, on pooled support of the answerable slice."""
     fell, (before, after) = [], judging.test["slice_means"]
     if None not in (before["mean"], after["mean"]) \
             and after["mean"] < before["mean"]:
@@ -1955,10 +1938,9 @@ def _significance(measure, test, policy):
 
 
 def _significance_findings(judging):
-    """On the answerable slice: the declared measure rose, over the units
-    and over the questions, with a p that holds at its level by Holm's
-    method (_p_holds()), and did not fall where the paired test cannot
-    look (_fell_on_the_slice()). Silence counts as the policy says."""
+    """On the answerable slice: the declared measure rose over units and
+    questions, with a p that holds at its Holm level, and did not fall
+    where the paired test cannot look (_fell_on_the_slice())."""
     rule, test = judging.rule, judging.test
     if judging.baseline is None:
         return [(None, (rule, "", _NO_BASELINE))]
@@ -1980,8 +1962,7 @@ def _significance_findings(judging):
 
 
 def _check_number(value, field, high=1, above_low=False, whole=False):
-    """Check that value is a number (an int, if whole) from 0, or above it,
-    to high."""
+    """Check a number (an int, if whole) from 0, or above it, to high."""
     # NaN fails every comparison, and True is not a number here.
     within = type(value) in ((int,) if whole else (int, float)) and (
         0 < value if above_low else 0 <= value)
@@ -1992,8 +1973,7 @@ def _check_number(value, field, high=1, above_low=False, whole=False):
 
 
 def _check_questions_named(value, field, data, unanswerable):
-    """Check a tuple of distinct question names, each answerable (or each
-    unanswerable, with unanswerable True)."""
+    """Check a tuple of distinct names of (un)answerable questions."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple of question names, got %s",
                        value)
@@ -2012,8 +1992,8 @@ def _check_questions_named(value, field, data, unanswerable):
 
 
 def _check_budgets(value, field, rates):
-    """Check a dict from one or both slices to a count from 0 to 10**9 (or
-    a rate from 0 to 1, with rates True)."""
+    """Check a dict from one or both slices to a count up to 10**9 (or a
+    rate up to 1, with rates True)."""
     if type(value) is dict:
         _check_keys(value, field)
     if type(value) is not dict or not value or not set(value) <= set(_SLICES):
@@ -2025,8 +2005,7 @@ def _check_budgets(value, field, rates):
 
 
 def _check_setting(kind, value, field, data):
-    """Check the value of a rule or a setting of a policy, as its kind (in
-    _RULES or _SETTINGS) says it is."""
+    """Check a rule or setting of a policy, as its kind says it is."""
     if kind.endswith("questions"):
         _check_questions_named(value, field, data,
                                kind == "unanswerable questions")
@@ -2055,9 +2034,9 @@ def _check_setting(kind, value, field, data):
 _RULES = {
     "disclosure":         (None, _disclosure_findings),
     "comparison":         (None, _comparison_findings),
-    "critical":           ("answerable questions", _critical_findings),
-    "min_coverage":       ("a share", _coverage_findings),
-    "must_abstain":       ("unanswerable questions", _abstention_findings),
+    "critical":           ("answerable questions", _question_findings),
+    "min_coverage":       ("a share", _question_findings),
+    "must_abstain":       ("unanswerable questions", _question_findings),
     "unsupported_budget": ("counts by slice", _budget_findings),
     "unsupported_rate":   ("shares by slice", _budget_findings),
     "significance":       ("a test", _significance_findings),
@@ -2097,10 +2076,9 @@ def _check_policy(data):
 
 
 def _judged(policy, candidate, baseline, test=None):
-    """Return {accepted, broken, held, unchecked, significance}: a
-    candidate's entries judged by a checked policy, beside the baseline's
-    (or None), with the declared paired test. accepted is None when
-    nothing could be judged."""
+    """Return {accepted, broken, held, unchecked, significance} of a
+    candidate's records judged by a policy beside the baseline's (or
+    None)."""
     held, broken, unchecked = [], [], []
     for rule, (kind, found) in _RULES.items():
         if kind is None or rule in policy:  # always on, or set
@@ -2122,8 +2100,7 @@ def _judged(policy, candidate, baseline, test=None):
 
 
 def _significance_tests(policy, tested):
-    """Return {candidate: its declared paired test (see _tested()), with the
-    level Holm's method compares its p with}; {} without the rule."""
+    """Return {candidate: its declared test, with its Holm level}, or {}."""
     if "significance" not in policy:
         return {}
     measure = policy["significance"]["metric"]
@@ -2160,8 +2137,8 @@ def _marked(strict, loose):
 
 
 def _deciding_questions(strict, loose, data, records, systems):
-    """Return the questions the findings the readings judge differently
-    name, and for a slice's, its questions whose counts differ."""
+    """Return the questions named by findings the readings judge apart;
+    for a slice, those whose counts differ between the readings."""
     differ = ({finding[:2] for finding in strict["broken"]}
               ^ {finding[:2] for finding in loose["broken"]})
     names = {subject for rule, subject in differ}
@@ -2174,10 +2151,9 @@ def _deciding_questions(strict, loose, data, records, systems):
 
 
 def _by_readings(data, records, judged, systems):
-    """Return one decision: the plan, the outcome, each reading's judgement,
-    the broken findings marked with the readings that break them, and,
-    where the readings decide differently, the disputed labels of the
-    questions the differing findings name."""
+    """Return one decision: the plan, the outcome, each reading's, the
+    marked broken findings, and, where the readings decide apart, the
+    disputed labels of the questions that decide."""
     strict, loose = judged["strict"], judged.get("lenient")
     plan = data.policy.get("unresolved", "both")
     # The plan's readings decide where a label is disputed, else the strict
@@ -2199,8 +2175,8 @@ def _by_readings(data, records, judged, systems):
 
 
 def _decisions(data, records, tested):
-    """Return the decision on each system: the baseline judged alone first,
-    then each candidate against it, with the paired tests of _tested()."""
+    """Return the decision on each system: the baseline judged alone, each
+    candidate against it, with the paired tests of _tested()."""
     policy, systems = data.policy, data.systems
     judged = {system: {} for system in systems}
     for reading in tested:

@@ -1473,20 +1473,18 @@ def _change(before, after):
     if before is None or after is None:
         return None  # n/a is not comparable: shown, never judged
     # Higher is better; for abstention, yes (True) is above no (False).
-    if after > before:
-        return "better"
-    return "worse" if after < before else "equal"
+    return "better" if after > before else "worse" if after < before \
+        else "equal"
 
 
 def _verdict(before, after):
     """Return one question's verdict from its values before and after: "not
     judged" when only a value with n/a on one side moved."""
-    changes = [_change(before[name], after[name]) for name in before]
-    better, worse = "better" in changes, "worse" in changes
-    if better and worse:
+    changes = {_change(before[name], after[name]) for name in before}
+    if {"better", "worse"} <= changes:
         return "mixed"
-    if better or worse:
-        return "improved" if better else "regressed"
+    if changes & {"better", "worse"}:
+        return "improved" if "better" in changes else "regressed"
     return "not judged" if before != after else "unchanged"
 
 
@@ -1631,15 +1629,18 @@ def _tested(data, records):
     policy, systems = data.policy or {}, data.systems
     declared = policy.get("significance", {}).get("metric")
     declared = [declared] if declared else []
-    strict = _averaged(data.measures)
-    if len(systems) - 1 > _MAX_TESTED:
-        strict = declared
-    read, wanted = {}, []  # read: each value's fraction, as values repeat
-    for reading, measures in (("strict", strict), ("lenient", declared)):
+    many = len(systems) - 1 > _MAX_TESTED
+    measures = {"strict": declared if many else _averaged(data.measures),
+                "lenient": declared}
+    tests, read, wanted = {}, {}, []  # read: each value's fraction, reused
+    for reading in measures:
         by_system = getattr(records, reading)
-        for candidate in systems[1:] if by_system is not None else ():
-            for measure in measures:
-                wanted.append((reading, candidate, measure, _sides(
+        if by_system is None:
+            continue
+        tests[reading] = {candidate: {} for candidate in systems[1:]}
+        for candidate in systems[1:]:
+            for measure in measures[reading]:
+                wanted.append((tests[reading][candidate], measure, _sides(
                     by_system[systems[0]], by_system[candidate],
                     data.slices["answerable"], measure, read,
                     policy.get("silence", "lowest"))))
@@ -1649,17 +1650,14 @@ def _tested(data, records):
                 for name, value in before.items())
     budget = _Budget(_REPORT_STEPS, max(_MIN_DRAWS, min(
         _MAX_DRAWS, _REPORT_DRAWS // max(moved, 1))))
-    tests = {reading: {candidate: {} for candidate in systems[1:]}
-             for reading in ("strict", "lenient")
-             if getattr(records, reading) is not None}
-    for reading, candidate, measure, sides in wanted:
-        before, after, unmatched, silent = sides
+    for tested, measure, (before, after, unmatched, silent) in wanted:
         test = _paired(before, after, data.groups, unmatched, budget)
         test["silent_questions"], test["silent_runs"] = silent
         test["slice_means"] = [_macro_mean(list(side.values()), len(side))
                                for side in (before, after)]
-        tests[reading][candidate][measure] = test
+        tested[measure] = test
     return tests
+
 
 
 def _comparison(data, records, candidate, tests, decided):

@@ -1773,13 +1773,12 @@ def _critical(judging, name):
         after[measure], runs = _counted(judging, record, measure, judged)
         silent = max(silent, runs)
     worse, held = [], True
-    for measure in before:
-        if _change(before[measure], after[measure]) == "worse":
-            fall = (_exact(float(before[measure]))
-                    - _exact(float(after[measure])))
+    for measure, old in before.items():
+        new = after[measure]
+        if _change(old, new) == "worse":
+            fall = _exact(float(old)) - _exact(float(new))
             held = held and fall <= tolerance
-            text = "%s %.2f -> %.2f" % (measure, before[measure],
-                                        after[measure])
+            text = "%s %.2f -> %.2f" % (measure, old, new)
             if tolerance:  # how far it fell, against how far it may
                 text += (", within %g" % tolerance if fall <= tolerance
                          else ", down %.2f, more than %g" % (fall, tolerance))
@@ -1989,26 +1988,23 @@ def _check_questions_named(value, field, data, unanswerable):
                            "be abstained on", name)
 
 
-def _check_budgets(value, field, rates):
-    """Check a dict from one or both slices to a count up to 10**9 (or a
-    rate up to 1, with rates True)."""
-    if type(value) is dict:
-        _check_keys(value, field)
-    if type(value) is not dict or not value or not set(value) <= set(_SLICES):
-        raise _invalid(field, "expected a dict with one or both of the keys "
-                       "%s, got %s", _SLICES, value)
-    for part, allowed in value.items():
-        _check_number(allowed, "%s['%s']" % (field, part),
-                      high=1 if rates else 10 ** 9, whole=not rates)
-
 
 def _check_setting(kind, value, field, data):
     """Check a rule or setting of a policy, as its kind says it is."""
     if kind.endswith("questions"):
         _check_questions_named(value, field, data,
                                kind == "unanswerable questions")
-    elif kind.endswith("by slice"):
-        _check_budgets(value, field, kind == "shares by slice")
+    elif kind.endswith("by slice"):  # counts up to 10**9, or shares
+        if type(value) is dict:
+            _check_keys(value, field)
+        if type(value) is not dict or not value \
+                or not set(value) <= set(_SLICES):
+            raise _invalid(field, "expected a dict with one or both of the "
+                           "keys %s, got %s", _SLICES, value)
+        shares = kind == "shares by slice"
+        for part, allowed in value.items():
+            _check_number(allowed, "%s['%s']" % (field, part),
+                          high=1 if shares else 10 ** 9, whole=not shares)
     elif kind in ("a plan", "a treatment"):
         choices = _PLANS if kind == "a plan" else _SILENCES
         if type(value) is not str or value not in choices:
@@ -2090,8 +2086,7 @@ def _judged(policy, candidate, baseline, test=None):
             and _p_holds(test, test["level"]):
         # A significant fall of the declared measure leads: the gravest.
         broken.sort(key=lambda finding: finding[0] != "significance")
-    # Nothing judged, nothing accepted: a policy that checked no rule
-    # decides nothing.
+    # Nothing judged, nothing accepted: a policy that judged no rule.
     accepted = None if not held and not broken else not broken
     return {"accepted": accepted, "broken": broken, "held": held,
             "unchecked": unchecked, "significance": test}
@@ -2185,11 +2180,10 @@ def _decisions(data, records, tested):
         for candidate in systems[1:]:
             judged[candidate][reading] = _judged(
                 policy, by_system[candidate], baseline, tests.get(candidate))
-    decided = {}
-    for system in systems:
-        pair = [systems[0], system] if system != systems[0] else [system]
-        decided[system] = _by_readings(data, records, judged[system], pair)
-    return decided
+    return {system: _by_readings(data, records, judged[system],
+                                 {systems[0], system})
+            for system in systems}
+
 
 
 # --- One report ------------------------------------------------------------

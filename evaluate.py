@@ -2129,12 +2129,11 @@ def _marked(strict, loose):
                if finding[:2] not in strictly])
 
 
-def _deciding_questions(strict, loose, data, records, systems):
-    """Return the questions named by findings the readings judge apart;
-    for a slice, those whose counts differ between the readings."""
-    differ = ({finding[:2] for finding in strict["broken"]}
-              ^ {finding[:2] for finding in loose["broken"]})
-    names = {subject for rule, subject in differ}
+def _deciding_questions(findings, data, records, systems):
+    """Return the questions the _marked() findings of one reading name; for
+    a slice, those whose counts differ between the readings."""
+    names = {subject for rule, subject, detail, readings in findings
+             if readings != "both"}
     for part in names.intersection(_SLICES):
         for system in systems:
             before, after = records.strict[system], records.lenient[system]
@@ -2154,9 +2153,9 @@ def _by_readings(data, records, judged, systems):
     taken = [strict] if loose is None else {
         "strict": [strict], "lenient": [loose], "both": [strict, loose]}[plan]
     accepted = [each["accepted"] for each in taken]
-    depends_on, deciding = [], set()
+    findings, depends_on, deciding = _marked(strict, loose), [], set()
     if loose is not None and strict["accepted"] != loose["accepted"]:
-        deciding = _deciding_questions(strict, loose, data, records, systems)
+        deciding = _deciding_questions(findings, data, records, systems)
     for name in filter(deciding.__contains__, data.questions):
         disputed = data.questions[name].case.get("disputed", {})
         depends_on.extend((name, claim_id, sources)
@@ -2164,7 +2163,8 @@ def _by_readings(data, records, judged, systems):
     return {"plan": plan,
             "accepted": None if None in accepted else all(accepted),
             "strict": strict, "lenient": loose, "depends_on": depends_on,
-            "findings": _marked(strict, loose)}
+            "findings": findings}
+
 
 
 def _decisions(data, records, tested):

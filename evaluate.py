@@ -1496,8 +1496,7 @@ def _macro_mean(values, total):
 
 
 def _pooled_support(scored):
-    """Return {supported, generated, ratio}: the claims of every judged run
-    of the _Scored records, added up."""
+    """Return {supported, generated, ratio}: the claims of all judged runs."""
     judged = [counts for record in scored for values, counts in record.runs
               if counts["supported"] is not None]
     supported = sum(counts["supported"] for counts in judged)
@@ -2070,9 +2069,8 @@ def _check_policy(data):
 
 
 def _judged(policy, candidate, baseline, test=None):
-    """Return {accepted, broken, held, unchecked, significance} of a
-    candidate's records judged by a policy beside the baseline's (or
-    None)."""
+    """Return {accepted, broken, held, unchecked, significance}: a
+    candidate judged by a policy beside the baseline (or None)."""
     held, broken, unchecked = [], [], []
     for rule, (kind, found) in _RULES.items():
         if kind is None or rule in policy:  # always on, or set

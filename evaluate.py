@@ -1591,21 +1591,19 @@ def _sides(before, after, names, measure, read, silence):
     return values[0], values[1], unmatched, (silent, silent_runs)
 
 
-def _moved(before, after):
-    """Return [(measure, before, after, judged)] of each value that changed;
-    judged is False where a side is n/a."""
-    pairs = [(measure, before.values[measure], after.values[measure])
-             for measure in before.values]
-    return [(measure, old, new, _change(old, new) is not None)
-            for measure, old, new in pairs if old != new]
-
-
 def _changes(before, after):
-    """Return {case, verdict, moved} of each question both ran, in order."""
-    return [{"case": name,
-             "verdict": _verdict(record.values, after[name].values),
-             "moved": _moved(record, after[name])}
-            for name, record in before.items() if name in after]
+    """Return {case, verdict, moved} of each question both ran, in order:
+    moved, [(measure, before, after, judged)] of each value that changed,
+    judged False where a side is n/a."""
+    changes = []
+    for name in filter(after.__contains__, before):
+        old, new = before[name].values, after[name].values
+        moved = [(measure, old[measure], new[measure],
+                  _change(old[measure], new[measure]) is not None)
+                 for measure in old if old[measure] != new[measure]]
+        changes.append({"case": name, "verdict": _verdict(old, new),
+                        "moved": moved})
+    return changes
 
 
 def _manifest_changes(manifests, systems):

@@ -1445,67 +1445,56 @@ def p_text(p, method="exact"):
 
 _VERDICTS = ("improved", "regressed", "mixed", "unchanged", "not judged")
 _FLOOR_LEVEL = 0.05  # the level a floor is held against without a policy
+_MAX_TESTED = 10  # candidates past which only the declared measure is tested
 
 
 def _change(before, after):
-    """Return 'better', 'worse' or 'equal'; None (not judged) if either side
-    is n/a."""
+    """Return 'better', 'worse', 'equal', or None if a side is n/a."""
     if before is None or after is None:
         return None  # n/a is not comparable: shown, never judged
     # Higher is better; for abstention, yes (True) is above no (False).
-    if after > before:
-        return "better"
-    return "worse" if after < before else "equal"
+    return "better" if after > before else "worse" if after < before \
+        else "equal"
 
 
 def _verdict(before, after):
     """Return one question's verdict from its values before and after: "not
     judged" when only a value with n/a on one side moved."""
-    changes = [_change(before[name], after[name]) for name in before]
-    better, worse = "better" in changes, "worse" in changes
-    if better and worse:
+    changes = {_change(before[name], after[name]) for name in before}
+    if {"better", "worse"} <= changes:
         return "mixed"
-    if better:
-        return "improved"
-    if worse:
-        return "regressed"
+    if changes & {"better", "worse"}:
+        return "improved" if "better" in changes else "regressed"
     return "not judged" if before != after else "unchanged"
 
 
 def _macro_mean(values, total):
-    """Return {mean, averaged, total}: each question weighs the same, and
-    n/a (or a question not run) is skipped and counted, never averaged in
-    as 0."""
+    """Return {mean, averaged, total}: each question weighs the same; n/a
+    (or a question not run) is counted, never averaged in as 0."""
     present = [value for value in values if value is not None]
     return {"mean": _mean(present), "averaged": len(present), "total": total}
 
 
 def _pooled_support(scored):
-    """Return {supported, generated, ratio}: the claims of every judged run
-    of the _Scored records, added up."""
-    supported = generated = 0
-    for record in scored:
-        for values, counts in record.runs:
-            if counts["supported"] is not None:
-                supported += counts["supported"]
-                generated += counts["generated"]
+    """Return {supported, generated, ratio}: the claims of all judged runs."""
+    judged = [counts for record in scored for values, counts in record.runs
+              if counts["supported"] is not None]
+    supported = sum(counts["supported"] for counts in judged)
+    generated = sum(counts["generated"] for counts in judged)
     ratio = supported / generated if generated else None
     return {"supported": supported, "generated": generated, "ratio": ratio}
 
 
 def _abstentions(scored):
-    """Return {correct, total}: the judged answers among the _Scored records
-    of unanswerable questions, and those of them with no claim."""
-    judged = [record.counts for record in scored
+    """Return {correct, total}: the records' judged answers with no claim."""
+    claims = [record.counts["generated"] for record in scored
               if record.counts["covered"] is not None]
-    correct = [counts for counts in judged if counts["generated"] == 0]
-    return {"correct": len(correct), "total": len(judged)}
+    return {"correct": claims.count(0), "total": len(claims)}
 
 
 def _slice_means(names, by_system, measures):
-    """Return a slice's means: per averaged measure and system the macro
-    mean, then pooled support, then correct abstentions over its
-    unanswerable questions (None when it has none)."""
+    """Return a slice's means: per averaged measure and system, then pooled
+    support, then correct abstentions (None without unanswerables)."""
     ran = {system: [scored[name] for name in names if name in scored]
            for system, scored in by_system.items()}
     means = {}
@@ -1519,11 +1508,10 @@ def _slice_means(names, by_system, measures):
     unanswerable = {system: [record for record in records
                              if not record.answerable]
                     for system, records in ran.items()}
-    means["correct_abstentions"] = None
-    if any(unanswerable.values()):
-        means["correct_abstentions"] = {
-            system: _abstentions(records)
-            for system, records in unanswerable.items()}
+    abstentions = {system: _abstentions(records)
+                   for system, records in unanswerable.items()}
+    means["correct_abstentions"] = (abstentions if any(unanswerable.values())
+                                    else None)
     return means
 
 
@@ -1534,17 +1522,16 @@ def _means(data, by_system):
 
 
 def _units(names, groups):
-    """Return how many units the paired test counts over these questions:
-    their groups, each question without one a group of its own."""
+    """Return the units of the paired test over these questions: groups,
+    each question without one a group of its own."""
     if groups is None:
         return len(names)
     return len({groups[name] or (name,) for name in names})
 
 
 def _silenced(record, measure):
-    """Return (a record's value of a measure, a run without an answer
-    counting as the measure's lowest value, if it has none; how many runs
-    counted so): silence is never a way to score better."""
+    """Return (a record's value, each run without an answer counted as the
+    measure's lowest; how many ran so): silence never scores better."""
     if not MEASURES[measure].get("answer"):
         return record.values[measure], 0
     values, silent = [], 0
@@ -1557,19 +1544,14 @@ def _silenced(record, measure):
 
 
 def _sides(before, after, names, measure, read, silence):
-    """Return (the baseline's values, the candidate's, the questions with
-    unequal runs, (the questions, the runs) without an answer) of one
-    measure, as exact fractions (None: n/a), over the questions among names
-    that the baseline ran, from their _Scored records ({name: record}).
-    Where the baseline has a value and the candidate none, as it did not
-    run the question or made no answer, the candidate's lowest value counts
-    with silence "lowest" (_silenced()); with "skipped", it is n/a. read
-    holds the fraction of each value read so far."""
+    """Return (the baseline's values, the candidate's, as exact fractions,
+    the questions with unequal runs, (silent questions, runs)) over those
+    of names the baseline ran; read caches fractions. Where only the
+    baseline has a value, the candidate's lowest counts with silence
+    "lowest" (_silenced()), n/a with "skipped"."""
     values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
     lowest = MEASURES[measure].get("lowest", 0.0)
-    for name in names:
-        if name not in before:
-            continue
+    for name in filter(before.__contains__, names):
         old, runs = before[name].values[measure], 0
         new = after[name].values[measure] if name in after else None
         if old is not None and name not in after:  # silent, with no run
@@ -1589,37 +1571,18 @@ def _sides(before, after, names, measure, read, silence):
     return values[0], values[1], unmatched, (silent, silent_runs)
 
 
-def _moved_at_most(sides):
-    """Return how many units the paired tests of sides can move at most:
-    the questions whose two values differ."""
-    moved = 0
-    for before, after, *_ in sides:
-        for name, value in before.items():
-            moved += value is not None and value != after[name]
-    return moved
-
-
-def _moved(before, after):
-    """Return [(measure, before, after, judged)] of each value that changed
-    from one record to another; judged is False where a side is n/a."""
-    moved = []
-    for measure in before.values:
-        old, new = before.values[measure], after.values[measure]
-        if old != new:
-            judged = _change(old, new) is not None
-            moved.append((measure, old, new, judged))
-    return moved
-
-
 def _changes(before, after):
-    """Return {case, verdict, moved} of each question both systems ran, in
-    case order."""
+    """Return {case, verdict, moved} of each question both ran, in order:
+    moved, [(measure, before, after, judged)] of each value that changed,
+    judged False where a side is n/a."""
     changes = []
-    for name, record in before.items():
-        if name in after:
-            verdict = _verdict(record.values, after[name].values)
-            changes.append({"case": name, "verdict": verdict,
-                            "moved": _moved(record, after[name])})
+    for name in filter(after.__contains__, before):
+        old, new = before[name].values, after[name].values
+        moved = [(measure, old[measure], new[measure],
+                  _change(old[measure], new[measure]) is not None)
+                 for measure in old if old[measure] != new[measure]]
+        changes.append({"case": name, "verdict": _verdict(old, new),
+                        "moved": moved})
     return changes
 
 
@@ -1635,87 +1598,77 @@ def _manifest_changes(manifests, systems):
             and before.get(field) != after.get(field)]
 
 
-_MAX_TESTED = 10  # candidates past which only the declared measure is tested
-
-
 def _tested(data, records):
-    """Return {reading: {candidate: {measure: paired test}}}, each from the
-    baseline on the answerable slice, silence counted as the policy says
-    (see _sides()): in the strict reading, of each averaged measure (past
-    10 candidates, the declared one alone), and in the lenient one, of the
-    measure the policy declares, if any. The tests share one budget."""
+    """Return {reading: {candidate: {measure: paired test}}} from the
+    baseline on the answerable slice, in one budget: strictly of each
+    averaged measure (past _MAX_TESTED candidates, the declared one),
+    leniently of the declared one."""
     policy, systems = data.policy or {}, data.systems
     declared = policy.get("significance", {}).get("metric")
-    silence = policy.get("silence", "lowest")
-    measures = _averaged(data.measures)
-    if len(systems) - 1 > _MAX_TESTED:
-        measures = [declared] if declared else []
-    read, wanted = {}, []  # read: each value's fraction, as values repeat
-    for reading in ("strict", "lenient"):
+    declared = [declared] if declared else []
+    many = len(systems) - 1 > _MAX_TESTED
+    measures = {"strict": declared if many else _averaged(data.measures),
+                "lenient": declared}
+    tests, read, wanted = {}, {}, []  # read: each value's fraction, reused
+    for reading in measures:
         by_system = getattr(records, reading)
-        for candidate in systems[1:] if by_system is not None else ():
-            for measure in measures if reading == "strict" else \
-                    [declared] if declared else []:
-                wanted.append((reading, candidate, measure, _sides(
+        if by_system is None:
+            continue
+        tests[reading] = {candidate: {} for candidate in systems[1:]}
+        for candidate in systems[1:]:
+            for measure in measures[reading]:
+                wanted.append((tests[reading][candidate], measure, _sides(
                     by_system[systems[0]], by_system[candidate],
-                    data.slices["answerable"], measure, read, silence)))
-    moved = _moved_at_most([sides for *key, sides in wanted])
+                    data.slices["answerable"], measure, read,
+                    policy.get("silence", "lowest"))))
+    # The most units the tests can move: the pairs of values that differ.
+    moved = sum(value is not None and value != after[name]
+                for *key, (before, after, *_) in wanted
+                for name, value in before.items())
     budget = _Budget(_REPORT_STEPS, max(_MIN_DRAWS, min(
         _MAX_DRAWS, _REPORT_DRAWS // max(moved, 1))))
-    tests = {reading: {candidate: {} for candidate in systems[1:]}
-             for reading in ("strict", "lenient")
-             if getattr(records, reading) is not None}
-    for reading, candidate, measure, sides in wanted:
-        before, after, unmatched, silent = sides
+    for tested, measure, (before, after, unmatched, silent) in wanted:
         test = _paired(before, after, data.groups, unmatched, budget)
         test["silent_questions"], test["silent_runs"] = silent
         test["slice_means"] = [_macro_mean(list(side.values()), len(side))
                                for side in (before, after)]
-        tests[reading][candidate][measure] = test
+        tested[measure] = test
     return tests
 
 
-def _floor(data, answerable):
-    """Return {p, units, level, below_level}: the lowest p the paired test can
-    give were every answerable unit both ran to move one way, and whether
-    it is below the level (alpha of a declared test, else 0.05)."""
-    units = _units(answerable, data.groups)
+
+def _comparison(data, records, candidate, tests, decided):
+    """Return the comparison of a candidate with the baseline, with its
+    floor: the lowest p were every answerable unit both ran to move one
+    way, against alpha of a declared test (else 0.05)."""
+    systems = (data.systems[0], candidate)
+    changes = _changes(records.strict[systems[0]], records.strict[candidate])
+    verdicts = [change["verdict"] for change in changes]
+    shared = {change["case"] for change in changes}
+    units = _units([name for name in data.slices["answerable"]
+                    if name in shared], data.groups)
     level = (data.policy or {}).get("significance", {}).get(
         "alpha", _FLOOR_LEVEL)
     floor = _lowest_p(units)
-    return {"p": floor, "units": units, "level": level,
-            "below_level": floor < level}
-
-
-def _comparison(data, records, candidate, tests, decided):
-    """Return the comparison of one candidate with the baseline on the
-    questions both ran, with its paired tests."""
-    systems = (data.systems[0], candidate)
-    changes = _changes(records.strict[systems[0]], records.strict[candidate])
-    verdicts = {change["case"]: change["verdict"] for change in changes}
-    answerable = [name for name in data.slices["answerable"]
-                  if name in verdicts]
     return {
         "baseline": systems[0], "candidate": candidate,
         "manifest_changes": _manifest_changes(data.manifests, systems),
         "shared": len(changes),
         "changes": changes,
-        "totals": {verdict: list(verdicts.values()).count(verdict)
-                   for verdict in _VERDICTS},
+        "totals": {verdict: verdicts.count(verdict) for verdict in _VERDICTS},
         "paired_tests": tests,
-        "floor": _floor(data, answerable),
+        "floor": {"p": floor, "units": units, "level": level,
+                  "below_level": floor < level},
         "decision": decided,
     }
 
-
 # --- Deciding --------------------------------------------------------------
 # A policy is written with the labels, before any run is seen, and a system
-# is accepted by it, not by whichever average looks best afterwards. Each
-# rule is one entry of _RULES: the kind of its setting (None: always on,
-# and no policy names it; _check_setting() reads the kinds) and the
-# function that judges it, which takes a _Judging and returns [(held,
-# (rule, question or slice, detail))], held True, False, or None where it
-# could judge nothing. To add a rule, write its function and its entry.
+# is accepted by it, not by whichever average looks best afterwards. A rule
+# is one entry of _RULES: the kind of its setting (None: always on) and its
+# findings, a function of a _Judging giving [(held, (rule, question or
+# slice, detail))], held None where it judged nothing. To add a rule,
+# write its function and its entry.
 
 _PLANS = ("strict", "lenient", "both")  # policy["unresolved"]
 _SILENCES = ("lowest", "skipped")  # policy["silence"]: see _sides()
@@ -1725,9 +1678,7 @@ _NO_ANSWER = "no answer judged against labels"
 
 class _Judging(_Record):
     """What a rule judges: the rule, the policy, the candidate's and the
-    baseline's _Scored records of one reading by case name (the baseline
-    None when the candidate is judged alone), and the declared paired test
-    (None without one)."""
+    baseline's (or None) _Scored records by name, the declared test."""
 
     __slots__ = ("rule", "policy", "candidate", "baseline", "test")
 
@@ -1752,18 +1703,23 @@ def _listed(names, width=100):
     return ", ".join(shown)
 
 
+def _counted(judging, record, measure, judged):
+    """Return (a record's value of a measure, its runs counted silent): as
+    _silenced() gives them if judged and silence is "lowest"."""
+    if judged and judging.policy.get("silence", "lowest") == "lowest":
+        return _silenced(record, measure)
+    return record.values[measure], 0
+
+
 def _disclosure_findings(judging):
     """Whatever the policy says, a question on which a system disclosed a
     restricted document is broken: no accuracy and no rule can excuse
     showing a document to someone who may not see it."""
-    findings = []
-    for name, record in judging.candidate.items():
-        disclosed = record.counts["disclosed"]
-        if disclosed:
-            detail = _plural(disclosed, "restricted document")
-            findings.append((False, (judging.rule, name, detail
-                                     + " in the top k or cited")))
-    return findings
+    disclosed = {name: record.counts["disclosed"]
+                 for name, record in judging.candidate.items()}
+    return [(False, (judging.rule, name, _plural(count, "restricted document")
+                     + " in the top k or cited"))
+            for name, count in disclosed.items() if count]
 
 
 def _comparison_findings(judging):
@@ -1776,42 +1732,30 @@ def _comparison_findings(judging):
                      "both: nothing compared"))]
 
 
-def _critical_findings(judging):
-    """Per critical question: no judged value fell below the baseline's by
-    more than policy["tolerance"] (0 without it), compared as the fractions
-    they stand for; a question the candidate did not run is broken, and
-    one it made no answer to counts as its lowest values (_silenced())."""
-    rule, policy, baseline = judging.rule, judging.policy, judging.baseline
-    if baseline is None:
-        return [(None, (rule, "", _NO_BASELINE))]
-    findings, tolerance = [], _exact(policy.get("tolerance", 0))
-    for name in policy[rule]:
-        if name not in baseline or name not in judging.candidate:
-            held = None if name not in baseline else False
-            ran = "the baseline" if name not in baseline else "the candidate"
-            findings.append((held, (rule, name, ran + " did not run it")))
-            continue
-        findings.append(_critical(judging, name, tolerance))
-    return findings or [(None, (rule, "", "lists no question"))]
-
-
-def _critical(judging, name, tolerance):
-    """Return the finding of one critical question."""
-    before, record = judging.baseline[name].values, judging.candidate[name]
-    after, silent = dict(record.values), 0
-    for measure in after:
-        if before[measure] is not None and judging.policy.get(
-                "silence", "lowest") == "lowest":
-            after[measure], runs = _silenced(record, measure)
-            silent = max(silent, runs)
+def _critical(judging, name):
+    """Return the finding of one critical question: no judged value fell
+    below the baseline's by more than policy["tolerance"] (0 without it),
+    as the fractions they stand for; a question the candidate did not run
+    is broken, one it made no answer to counts as its lowest values."""
+    rule, baseline = judging.rule, judging.baseline
+    if name not in baseline or name not in judging.candidate:
+        held = None if name not in baseline else False
+        ran = "the baseline" if name not in baseline else "the candidate"
+        return held, (rule, name, ran + " did not run it")
+    tolerance = _exact(judging.policy.get("tolerance", 0))
+    before, record = baseline[name].values, judging.candidate[name]
+    after, silent = {}, 0
+    for measure in record.values:
+        judged = before[measure] is not None
+        after[measure], runs = _counted(judging, record, measure, judged)
+        silent = max(silent, runs)
     worse, held = [], True
-    for measure in before:
-        if _change(before[measure], after[measure]) == "worse":
-            fall = (_exact(float(before[measure]))
-                    - _exact(float(after[measure])))
+    for measure, old in before.items():
+        new = after[measure]
+        if _change(old, new) == "worse":
+            fall = _exact(float(old)) - _exact(float(new))
             held = held and fall <= tolerance
-            text = "%s %.2f -> %.2f" % (measure, before[measure],
-                                        after[measure])
+            text = "%s %.2f -> %.2f" % (measure, old, new)
             if tolerance:  # how far it fell, against how far it may
                 text += (", within %g" % tolerance if fall <= tolerance
                          else ", down %.2f, more than %g" % (fall, tolerance))
@@ -1822,115 +1766,92 @@ def _critical(judging, name, tolerance):
     if silent:
         detail += " (%s without an answer, each counted as its lowest " \
             "value)" % _plural(silent, "run")
-    return held, (judging.rule, name, detail)
+    return held, (rule, name, detail)
 
 
-def _coverage_findings(judging):
-    """Per critical question that expects claims: its coverage reaches the
-    minimum; one the candidate did not run, or made no answer to, covers
-    nothing (_silenced())."""
-    rule, policy, findings = judging.rule, judging.policy, []
-    for name in policy["critical"]:
-        if name not in judging.candidate:
-            findings.append((False, (rule, name, "the candidate did not run "
-                                     "it")))
-            continue
-        record = judging.candidate[name]
-        coverage, silent = record.values["coverage"], 0
-        if record.counts["expected"] and policy.get("silence",
-                                                    "lowest") == "lowest":
-            coverage, silent = _silenced(record, "coverage")
-        if coverage is None:
-            continue
-        # As the fraction it is: 2/3 falls short of 0.67.
-        detail = "coverage %s/%d" % (_number(record.counts["covered"] or 0),
-                                     record.counts["expected"])
-        if silent:
-            detail = "coverage %.2f, %s without an answer counted as 0" % (
-                coverage, _plural(silent, "run"))
-        findings.append((coverage >= policy[rule], (
-            rule, name, detail + ", minimum %g" % policy[rule])))
-    why = "lists no question" if not policy["critical"] else _NO_ANSWER
+def _coverage(judging, name):
+    """Return the finding of a critical question with a coverage (else
+    None): it reaches the minimum; no run or no answer covers nothing."""
+    rule, minimum = judging.rule, judging.policy[judging.rule]
+    if name not in judging.candidate:
+        return False, (rule, name, "the candidate did not run it")
+    record = judging.candidate[name]
+    covered, expected = record.counts["covered"], record.counts["expected"]
+    coverage, silent = _counted(judging, record, "coverage", expected)
+    if coverage is None:
+        return None
+    # As the fraction it is: 2/3 falls short of 0.67.
+    detail = "coverage %s/%d" % (_number(covered or 0), expected)
+    if silent:
+        detail = "coverage %.2f, %s without an answer counted as 0" % (
+            coverage, _plural(silent, "run"))
+    return coverage >= minimum, (rule, name, detail + ", minimum %g" % minimum)
+
+
+def _abstention(judging, name):
+    """Return the finding of a question that must be abstained on, if run
+    with an answer (else None): no claims."""
+    if name not in judging.candidate:
+        return False, (judging.rule, name, "the system did not run it")
+    claims = judging.candidate[name].counts["generated"]
+    if claims is None:
+        return None
+    detail = "answered with " + _plural(claims, "claim") if claims \
+        else "abstained"
+    return claims == 0, (judging.rule, name, detail)
+
+
+def _question_findings(judging):
+    """Return the findings of the questions a rule lists, by its judge
+    (None: nothing judged), or one unchecked finding if none."""
+    rule, policy = judging.rule, judging.policy
+    if rule == "critical" and judging.baseline is None:
+        return [(None, (rule, "", _NO_BASELINE))]
+    # min_coverage holds each critical question to its minimum.
+    names = policy["critical" if rule == "min_coverage" else rule]
+    judge = {"critical": _critical, "min_coverage": _coverage,
+             "must_abstain": _abstention}[rule]
+    findings = [judge(judging, name) for name in names]
+    findings = [finding for finding in findings if finding is not None]
+    why = "lists no question" if not names else _NO_ANSWER
     return findings or [(None, (rule, "", why))]
 
 
 def _budget_findings(judging):
-    """Per slice the rule names: the unsupported claims of its judged
-    answers stay within a count (unsupported_budget) or a share of their
-    claims (unsupported_rate)."""
-    findings, rule = [], judging.rule
+    """Per slice: the unsupported claims of its judged answers stay within
+    a count (unsupported_budget) or a share of claims (unsupported_rate)."""
+    rule, findings = judging.rule, []
     for part in _SLICES:
         judged = [record.counts for record in judging.candidate.values()
                   if record.answerable == (part == "answerable")
                   and record.counts["supported"] is not None]
-        if part in judging.policy[rule] and judged:
-            findings.append(_budget(rule, part, judging.policy[rule][part],
-                                    judged))
+        if part not in judging.policy[rule] or not judged:
+            continue
+        allowed = judging.policy[rule][part]
+        generated = sum(counts["generated"] for counts in judged)
+        unsupported = generated - sum(counts["supported"]
+                                      for counts in judged)
+        if rule == "unsupported_budget":
+            held = unsupported <= allowed
+            detail = "%s, budget %d" % (
+                _plural(unsupported, "unsupported claim"), allowed)
+        else:  # Compared exactly: unsupported / generated <= rate.
+            held = unsupported <= _exact(allowed) * generated
+            detail = "%s of %s unsupported, rate at most %g" % (
+                _number(unsupported), _plural(generated, "claim"), allowed)
+        findings.append((held, (rule, part, detail)))
     return findings or [(None, (rule, "", _NO_ANSWER))]
 
 
-def _budget(rule, part, allowed, judged):
-    """Return the finding of one slice's budget over its judged counts."""
-    generated = sum(counts["generated"] for counts in judged)
-    unsupported = generated - sum(counts["supported"] for counts in judged)
-    if rule == "unsupported_budget":
-        detail = "%s, budget %d" % (_plural(unsupported, "unsupported claim"),
-                                    allowed)
-        return unsupported <= allowed, (rule, part, detail)
-    # Compared exactly: unsupported / generated <= rate.
-    detail = "%s of %s unsupported, rate at most %g" % (
-        _number(unsupported), _plural(generated, "claim"), allowed)
-    return unsupported <= _exact(allowed) * generated, (rule, part, detail)
-
-
-def _abstention_findings(judging):
-    """Per question that must be abstained on, whose run makes an answer:
-    no claims."""
-    rule, findings = judging.rule, []
-    for name in judging.policy[rule]:
-        if name not in judging.candidate:
-            findings.append((False, (rule, name, "the system did not run it")))
-            continue
-        claims = judging.candidate[name].counts["generated"]
-        if claims is not None:
-            detail = "answered with " + _plural(claims, "claim") if claims \
-                else "abstained"
-            findings.append((claims == 0, (rule, name, detail)))
-    why = "lists no question" if not judging.policy[rule] else _NO_ANSWER
-    return findings or [(None, (rule, "", why))]
-
-
-def _significance_findings(judging):
-    """On the answerable slice: the declared measure rose, over the units
-    and over the questions, with a p that holds at the level Holm's method
-    gives it (see _p_holds()); and it did not fall where the paired test
-    cannot look: on the slice mean over the questions each system has a
-    value for, nor, for support, on pooled support. Silence counts as the
-    policy says (see _sides())."""
-    rule, test = judging.rule, judging.test
-    if judging.baseline is None:
-        return [(None, (rule, "", _NO_BASELINE))]
-    measure = judging.policy[rule]["metric"]
-    if not test["questions"]:
-        return [(False, (rule, "answerable", measure + ": no question has a "
-                         "value from both: nothing compared"))]
-    rose = test["mean"] > 0 and test["question_mean"] > 0
-    fell = _fell_on_the_slice(measure, judging) if rose else []
-    held = test["earlier_steps_held"] and _p_holds(test, test["level"]) \
-        and rose and not fell
-    detail = _significance(measure, test, judging.policy)
-    if fell:
-        detail += ": but " + " and ".join(fell)
-    if test["one_sided"]:
-        detail += (": %d questions have a value on one side only, weighed "
-                   "in the slice means" % test["one_sided"])
-    return [(held, (rule, "answerable", detail))]
+def _p_holds(test, level):
+    """True when a paired test's p is at most a level (p <= alpha): an
+    exact p as it is, a sampled one by p_upper, so no coin toss decides."""
+    return test["p_upper"] <= level
 
 
 def _fell_on_the_slice(measure, judging):
-    """Return how the measure fell on the answerable slice, beyond the pairs:
-    its slice mean over the questions each system has a value for (silence
-    counted as in the paired test), and pooled support; [] if neither."""
+    """Return how the measure fell beyond the pairs: on its slice mean, or
+    for support, on pooled support of the answerable slice."""
     fell, (before, after) = [], judging.test["slice_means"]
     if None not in (before["mean"], after["mean"]) \
             and after["mean"] < before["mean"]:
@@ -1952,9 +1873,8 @@ def _fell_on_the_slice(measure, judging):
 
 
 def _significance(measure, test, policy):
-    """Return the detail of a significance finding: which way the measure
-    went, by how much, on how much, how its p stands, and what silence
-    counted."""
+    """Return the detail of a significance finding: how the measure moved,
+    on how much, how its p stands, and what silence counted."""
     level, mean = test["level"], test["mean"]
     moved = "rose" if mean > 0 else "fell" if mean < 0 else "did not move"
     over = "%d of %d questions" % (test["questions"],
@@ -1991,16 +1911,43 @@ def _significance(measure, test, policy):
     return detail
 
 
-def _p_holds(test, level):
-    """True when the p of a paired test is at most a level, as is usual
-    (p <= alpha): an exact p as the fraction it is, a sampled one by its
-    upper bound (p_upper), so that no coin toss of the sampler decides."""
-    return test["p_upper"] <= level
+def _significance_findings(judging):
+    """On the answerable slice: the declared measure rose over units and
+    questions, with a p that holds at its Holm level, and did not fall
+    where the paired test cannot look (_fell_on_the_slice())."""
+    rule, test = judging.rule, judging.test
+    if judging.baseline is None:
+        return [(None, (rule, "", _NO_BASELINE))]
+    measure = judging.policy[rule]["metric"]
+    if not test["questions"]:
+        return [(False, (rule, "answerable", measure + ": no question has a "
+                         "value from both: nothing compared"))]
+    rose = test["mean"] > 0 and test["question_mean"] > 0
+    fell = _fell_on_the_slice(measure, judging) if rose else []
+    held = test["earlier_steps_held"] and _p_holds(test, test["level"]) \
+        and rose and not fell
+    detail = _significance(measure, test, judging.policy)
+    if fell:
+        detail += ": but " + " and ".join(fell)
+    if test["one_sided"]:
+        detail += (": %d questions have a value on one side only, weighed "
+                   "in the slice means" % test["one_sided"])
+    return [(held, (rule, "answerable", detail))]
+
+
+def _check_number(value, field, high=1, above_low=False, whole=False):
+    """Check a number (an int, if whole) from 0, or above it, to high."""
+    # NaN fails every comparison, and True is not a number here.
+    within = type(value) in ((int,) if whole else (int, float)) and (
+        0 < value if above_low else 0 <= value)
+    if not (within and value <= high):
+        raise _invalid(field, "expected " + ("an int" if whole else "a number")
+                       + (" above" if above_low else " from")
+                       + " 0 to %s, got %s", high, value)
 
 
 def _check_questions_named(value, field, data, unanswerable):
-    """Check a tuple of distinct question names, each answerable (or each
-    unanswerable, with unanswerable True)."""
+    """Check a tuple of distinct names of (un)answerable questions."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple of question names, got %s",
                        value)
@@ -2018,42 +1965,23 @@ def _check_questions_named(value, field, data, unanswerable):
                            "be abstained on", name)
 
 
-def _check_budgets(value, field, rates):
-    """Check a dict from one or both slices to a count from 0 to 10**9 (or
-    a rate from 0 to 1, with rates True)."""
-    if type(value) is dict:
-        _check_keys(value, field)
-    if type(value) is not dict or not value or not set(value) <= set(_SLICES):
-        raise _invalid(field, "expected a dict with one or both of the keys "
-                       "%s, got %s", _SLICES, value)
-    for part, allowed in value.items():
-        where = "%s['%s']" % (field, part)
-        if rates:
-            _check_number(allowed, where)
-        elif type(allowed) is not int or not 0 <= allowed <= 10 ** 9:
-            raise _invalid(where, "expected an int from 0 to 1000000000, "
-                           "got %s", allowed)
-
-
-def _check_number(value, field, high=1, above_low=False):
-    """Check that value is an int or a float from 0 (or above it) to high."""
-    # NaN fails every comparison, and True is not a number here.
-    within = type(value) in (int, float) and (
-        0 < value if above_low else 0 <= value)
-    if not (within and value <= high):
-        raise _invalid(field, "expected a number " + (
-            "above" if above_low else "from") + " 0 to %s, got %s", high,
-                       value)
-
 
 def _check_setting(kind, value, field, data):
-    """Check the value of a rule or a setting of a policy, as its kind (in
-    _RULES or _SETTINGS) says it is."""
+    """Check a rule or setting of a policy, as its kind says it is."""
     if kind.endswith("questions"):
         _check_questions_named(value, field, data,
                                kind == "unanswerable questions")
-    elif kind.endswith("by slice"):
-        _check_budgets(value, field, kind == "shares by slice")
+    elif kind.endswith("by slice"):  # counts up to 10**9, or shares
+        if type(value) is dict:
+            _check_keys(value, field)
+        if type(value) is not dict or not value \
+                or not set(value) <= set(_SLICES):
+            raise _invalid(field, "expected a dict with one or both of the "
+                           "keys %s, got %s", _SLICES, value)
+        shares = kind == "shares by slice"
+        for part, allowed in value.items():
+            _check_number(allowed, "%s['%s']" % (field, part),
+                          high=1 if shares else 10 ** 9, whole=not shares)
     elif kind in ("a plan", "a treatment"):
         choices = _PLANS if kind == "a plan" else _SILENCES
         if type(value) is not str or value not in choices:
@@ -2077,9 +2005,9 @@ def _check_setting(kind, value, field, data):
 _RULES = {
     "disclosure":         (None, _disclosure_findings),
     "comparison":         (None, _comparison_findings),
-    "critical":           ("answerable questions", _critical_findings),
-    "min_coverage":       ("a share", _coverage_findings),
-    "must_abstain":       ("unanswerable questions", _abstention_findings),
+    "critical":           ("answerable questions", _question_findings),
+    "min_coverage":       ("a share", _question_findings),
+    "must_abstain":       ("unanswerable questions", _question_findings),
     "unsupported_budget": ("counts by slice", _budget_findings),
     "unsupported_rate":   ("shares by slice", _budget_findings),
     "significance":       ("a test", _significance_findings),
@@ -2120,9 +2048,7 @@ def _check_policy(data):
 
 def _judged(policy, candidate, baseline, test=None):
     """Return {accepted, broken, held, unchecked, significance}: a
-    candidate's entries judged by a checked policy, beside the baseline's
-    (or None), with the declared paired test. accepted is None when
-    nothing could be judged."""
+    candidate judged by a policy beside the baseline (or None)."""
     held, broken, unchecked = [], [], []
     for rule, (kind, found) in _RULES.items():
         if kind is None or rule in policy:  # always on, or set
@@ -2136,27 +2062,14 @@ def _judged(policy, candidate, baseline, test=None):
             and _p_holds(test, test["level"]):
         # A significant fall of the declared measure leads: the gravest.
         broken.sort(key=lambda finding: finding[0] != "significance")
-    # Nothing judged, nothing accepted: a policy that checked no rule
-    # decides nothing.
+    # Nothing judged, nothing accepted: a policy that judged no rule.
     accepted = None if not held and not broken else not broken
     return {"accepted": accepted, "broken": broken, "held": held,
             "unchecked": unchecked, "significance": test}
-def _decision(plan, strict, loose):
-    """Return whether a candidate is accepted under a plan, by _judged()
-    under each reading; loose is None when no label is disputed, and then
-    the strict reading decides."""
-    taken = [strict]
-    if loose is not None:
-        taken = {"strict": [strict], "lenient": [loose],
-                 "both": [strict, loose]}[plan]
-    if any(judged["accepted"] is None for judged in taken):
-        return None  # nothing could be judged: nothing to accept
-    return all(judged["accepted"] for judged in taken)
 
 
 def _significance_tests(policy, tested):
-    """Return {candidate: its declared paired test (see _tested()), with the
-    level Holm's method compares its p with}; {} without the rule."""
+    """Return {candidate: its declared test, with its Holm level}, or {}."""
     if "significance" not in policy:
         return {}
     measure = policy["significance"]["metric"]
@@ -2182,33 +2095,22 @@ def _significance_tests(policy, tested):
 
 def _marked(strict, loose):
     """Return each broken finding as (rule, subject, detail, readings):
-    readings "both", "strict" or "lenient", those that break it; loose is
-    None when no label is disputed."""
-    if loose is None:
-        return [finding + ("both",) for finding in strict["broken"]]
+    readings "both", "strict" or "lenient", those that break it."""
+    loose = strict if loose is None else loose  # one reading: both
     strictly = {finding[:2] for finding in strict["broken"]}
     leniently = {finding[:2] for finding in loose["broken"]}
-    marked = []
-    for finding in strict["broken"]:
-        both = finding[:2] in leniently
-        marked.append(finding + ("both" if both else "strict",))
-    for finding in loose["broken"]:
-        if finding[:2] not in strictly:
-            marked.append(finding + ("lenient",))
-    return marked
+    return ([finding + ("both" if finding[:2] in leniently else "strict",)
+             for finding in strict["broken"]]
+            + [finding + ("lenient",) for finding in loose["broken"]
+               if finding[:2] not in strictly])
 
 
-def _deciding_questions(strict, loose, data, records, systems):
-    """Return the set of questions whose findings the readings judge
-    differently: each one such a finding names, and for a slice's
-    finding, each question of the slice whose counts differ between the
-    readings."""
-    differ = ({finding[:2] for finding in strict["broken"]}
-              ^ {finding[:2] for finding in loose["broken"]})
-    names = {subject for rule, subject in differ}
-    for part in _SLICES:
-        if part not in names:
-            continue
+def _deciding_questions(findings, data, records, systems):
+    """Return the questions the _marked() findings of one reading name; for
+    a slice, those whose counts differ between the readings."""
+    names = {subject for rule, subject, detail, readings in findings
+             if readings != "both"}
+    for part in names.intersection(_SLICES):
         for system in systems:
             before, after = records.strict[system], records.lenient[system]
             names.update(name for name in data.slices[part] if name in before
@@ -2217,28 +2119,33 @@ def _deciding_questions(strict, loose, data, records, systems):
 
 
 def _by_readings(data, records, judged, systems):
-    """Return one decision: the plan, the outcome, each reading's judgement,
-    the broken findings marked with the readings that break them, and,
-    where the readings decide differently, the disputed labels of the
-    questions the differing findings name."""
+    """Return one decision: the plan, the outcome, each reading's, the
+    marked broken findings, and, where the readings decide apart, the
+    disputed labels of the questions that decide."""
     strict, loose = judged["strict"], judged.get("lenient")
     plan = data.policy.get("unresolved", "both")
-    depends_on = []
+    # The plan's readings decide where a label is disputed, else the strict
+    # one; where one could judge nothing, there is nothing to accept.
+    taken = [strict] if loose is None else {
+        "strict": [strict], "lenient": [loose], "both": [strict, loose]}[plan]
+    accepted = [each["accepted"] for each in taken]
+    findings, depends_on, deciding = _marked(strict, loose), [], set()
     if loose is not None and strict["accepted"] != loose["accepted"]:
-        deciding = _deciding_questions(strict, loose, data, records, systems)
-        for name, question in data.questions.items():
-            disputed = question.case.get("disputed", {})
-            for claim_id, sources in disputed.items():
-                if name in deciding:
-                    depends_on.append((name, claim_id, sources))
-    return {"plan": plan, "accepted": _decision(plan, strict, loose),
+        deciding = _deciding_questions(findings, data, records, systems)
+    for name in filter(deciding.__contains__, data.questions):
+        disputed = data.questions[name].case.get("disputed", {})
+        depends_on.extend((name, claim_id, sources)
+                          for claim_id, sources in disputed.items())
+    return {"plan": plan,
+            "accepted": None if None in accepted else all(accepted),
             "strict": strict, "lenient": loose, "depends_on": depends_on,
-            "findings": _marked(strict, loose)}
+            "findings": findings}
+
 
 
 def _decisions(data, records, tested):
-    """Return the decision on each system: the baseline judged alone first,
-    then each candidate against it, with the paired tests of _tested()."""
+    """Return the decision on each system: the baseline judged alone, each
+    candidate against it, with the paired tests of _tested()."""
     policy, systems = data.policy, data.systems
     judged = {system: {} for system in systems}
     for reading in tested:
@@ -2249,11 +2156,10 @@ def _decisions(data, records, tested):
         for candidate in systems[1:]:
             judged[candidate][reading] = _judged(
                 policy, by_system[candidate], baseline, tests.get(candidate))
-    decided = {}
-    for system in systems:
-        pair = [systems[0], system] if system != systems[0] else [system]
-        decided[system] = _by_readings(data, records, judged[system], pair)
-    return decided
+    return {system: _by_readings(data, records, judged[system],
+                                 {systems[0], system})
+            for system in systems}
+
 
 
 # --- One report ------------------------------------------------------------

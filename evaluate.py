@@ -103,26 +103,11 @@ def _check_ids(value, field, corpus=None):
             item for item in value if item in seen or seen.add(item)))
 
 
-def _id_tuples(tuples, corpus=None):
-    """True when each of tuples is a tuple of at most 10,000 distinct IDs
-    (of corpus, if given): all of them checked at once, as most are."""
-    if not set(map(type, tuples)) <= {tuple}:
-        return False
-    items = [item for ids in tuples for item in ids]
-    if not _all_ids(items, corpus):
-        return False  # each an exact str by now, so that sets can hold them
-    distinct = sum(map(len, map(set, tuples))) == len(items)
-    return distinct and max(map(len, tuples), default=0) <= _MAX_IDS
-
-
 def _check_sources(value, field, corpus):
     """Check a dict from claim IDs to sources, one document at least."""
     if type(value) is not dict:
         raise _invalid(field, "expected a dict, got %s", value)
     _check_ids(tuple(value), field)
-    if len(value) > 8 and _id_tuples(tuple(value.values()), corpus) and all(
-            value.values()):
-        return  # many checked at once; else one by one, the first at fault
     for claim_id, sources in value.items():
         where = "%s[%s]" % (field, ascii(claim_id))  # an ID by now: short
         _check_ids(sources, where, corpus)
@@ -135,14 +120,11 @@ def _check_claims(value, field):
     """Check a tuple of (claim ID, citations) pairs; cited IDs may be any."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple, got %s", value)
-    many = len(value) > 8 and all(  # checked at once
-        type(pair) is tuple and len(pair) == 2 for pair in value)
-    if not (many and _id_tuples([citations for _, citations in value])):
-        for index, pair in enumerate(value):  # one by one, the first at fault
-            if type(pair) is not tuple or len(pair) != 2:
-                raise _invalid("%s[%d]" % (field, index), "expected a (claim "
-                               "ID, citations) pair, got %s", pair)
-            _check_ids(pair[1], "%s[%d][1]" % (field, index))
+    for index, pair in enumerate(value):
+        if type(pair) is not tuple or len(pair) != 2:
+            raise _invalid("%s[%d]" % (field, index), "expected a (claim "
+                           "ID, citations) pair, got %s", pair)
+        _check_ids(pair[1], "%s[%d][1]" % (field, index))
     _check_ids(tuple(claim_id for claim_id, _ in value), field)
 
 

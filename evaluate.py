@@ -1772,10 +1772,15 @@ def _coverage(judging, name):
 
 def _abstention(judging, name):
     """Return the finding of a question that must be abstained on, if run
-    with an answer (else None): no claims."""
+    with an answer (else None): no claims; silence is no abstention."""
     if name not in judging.candidate:
         return False, (judging.rule, name, "the system did not run it")
-    claims = judging.candidate[name].counts["generated"]
+    record = judging.candidate[name]
+    claims = record.counts["generated"]
+    silent = _counted(judging, record, "abstention_correct", True)[1]
+    if silent:
+        return False, (judging.rule, name, _plural(silent, "run")
+                       + " without an answer")
     if claims is None:
         return None
     detail = "answered with " + _plural(claims, "claim") if claims \

@@ -1294,8 +1294,10 @@ def _by_unit(before, after, groups):
         new = after[name]
         if old is None or new is None:
             continue
-        pair = old.numerator, old.denominator, new.numerator, new.denominator
-        if pair not in found:  # (a Fraction's own hash is slow on 3.8)
+        # By identity: the values live on in before and after, and a
+        # Fraction's own hash is slow on 3.8; _sides() reads each once.
+        pair = id(old), id(new)
+        if pair not in found:
             found[pair] = new - old
         group = None if groups is None else groups[name]
         unit = (1, name) if group is None else (0, group)
@@ -1527,11 +1529,12 @@ def _silenced(record, measure):
 
 def _sides(before, after, names, measure, read, silence):
     """Return (the baseline's values, the candidate's, as exact fractions,
-    the questions with unequal runs, (silent questions, runs)) over those
-    of names the baseline ran; read caches fractions. Where only the
-    baseline has a value, the candidate's lowest counts with silence
-    "lowest" (_silenced()), n/a with "skipped"."""
+    the questions with unequal runs, (silent questions, runs), the pairs
+    that differ) over those of names the baseline ran; read caches
+    fractions. Where only the baseline has a value, the candidate's lowest
+    counts with silence "lowest" (_silenced()), n/a with "skipped"."""
     values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
+    moved = 0
     lowest = MEASURES[measure].get("lowest", 0.0)
     for name in filter(before.__contains__, names):
         old, runs = before[name].values[measure], 0
@@ -1544,13 +1547,14 @@ def _sides(before, after, names, measure, read, silence):
             silent.append(name)
             silent_runs += runs if name in after else 0
             new = counted if silence == "lowest" else new
+        moved += old is not None and new != old
         for value, side in ((old, values[0]), (new, values[1])):
             if value is not None and value not in read:
                 read[value] = _exact(value)
             side[name] = None if value is None else read[value]
         if name in after and len(before[name].runs) != len(after[name].runs):
             unmatched += 1  # unequal runs can favour either side
-    return values[0], values[1], unmatched, (silent, silent_runs)
+    return values[0], values[1], unmatched, (silent, silent_runs), moved
 
 
 def _changes(before, after):
@@ -1604,19 +1608,20 @@ def _tested(data, records):
                     data.slices["answerable"], measure, read,
                     policy.get("silence", "lowest"))))
     # The most units the tests can move: the pairs of values that differ.
-    moved = sum(value is not None and value != after[name]
-                for *key, (before, after, *_) in wanted
-                for name, value in before.items())
-    budget = _Budget(_REPORT_STEPS, max(_MIN_DRAWS, min(
-        _MAX_DRAWS, _REPORT_DRAWS // max(moved, 1))))
-    for tested, measure, (before, after, unmatched, silent) in wanted:
+    moved = sum(sides[-1] for *key, sides in wanted)
+    share = min(_MAX_DRAWS, _REPORT_DRAWS // max(moved, 1))
+    budget = _Budget(_REPORT_STEPS, share)
+    for tested, measure, (before, after, unmatched, silent, _) in wanted:
+        # The declared test decides: it draws at least _MIN_DRAWS, where
+        # the budget gives less; a test that decides nothing, a fifth.
+        least = _MIN_DRAWS if measure in declared else _MIN_DRAWS // 5
+        budget.draws = max(least, share)
         test = _paired(before, after, data.groups, unmatched, budget)
         test["silent_questions"], test["silent_runs"] = silent
         test["slice_means"] = [_macro_mean(list(side.values()), len(side))
                                for side in (before, after)]
         tested[measure] = test
     return tests
-
 
 
 def _comparison(data, records, candidate, tests, decided):

@@ -8,8 +8,9 @@ Each shape's files are written by a process of its own, then demo.py --summary r
 another: its CPU seconds and peak resident MiB, from os.wait4(). On CPython 3.8.18, a 2-core
 machine shared with other work, 2026-12-07: evaluate() on the fixture 57 us, as before (the
 seed's 23 us); paired_test() of 100,000 floats 20.0 s, 268 MiB; real logs 10,000 x 6 20.2 s,
-528 MiB, 20,000 x 2 14.1 s, 372 MiB; graded 75,000 x 2 21.3 s, 635 MiB; 40,000 x 2, 5 deep
-24.4 s, 589 MiB; 10,000 x 10 36.2 s, 570 MiB (over 30 s); 4,000 relevant 6.0 s, 277 MiB;
+528 MiB (15.2 s once informational tests draw 200 times), 20,000 x 2 14.1 s, 372 MiB; graded
+75,000 x 2 21.3 s, 635 MiB; 40,000 x 2, 5 deep 24.4 s, 589 MiB; 10,000 x 10 36.2 s loaded,
+20.5 s after that change, 585 MiB; 4,000 relevant 6.0 s, 277 MiB;
 150,000 ignored keys 9.3 s, 48 MiB; TREC (150 MB): 8 million topics 19.8 s, 160 MiB; one
 topic 22.6 s, 25 MiB; 10 million qrels topics and one line of 50 million columns refused.
 """

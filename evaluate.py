@@ -1017,7 +1017,8 @@ def _records(data, explaining):
 # The tests of one report, as one paired_test() call, share one budget: 30
 # million steps of exact work (22 million a test; a step is a table cell, a
 # listed sum weighs 8), and 60 million unit-draws: 100,000 draws a test, or
-# fewer when the tests move over 600 units together (1,000 at least).
+# fewer when the tests move over 600 units together (1,000 at least for
+# the declared test, 200 for a test that decides nothing).
 
 _LARGEST_FLOAT = 1.7976931348623157e308
 _MAX_DENOMINATOR = 10 ** 6  # 0.3 is read as 3/10, a third as 1/3 ...
@@ -1029,7 +1030,7 @@ _MAX_COUNTING_STEPS = 22 * 10 ** 6  # steps of one test: about 2 s on 3.8
 _REPORT_STEPS = 30 * 10 ** 6  # exact steps of all a report's tests
 _MAX_DRAWS = 100000  # of one test: p_upper at 99.9% is within 0.0025 of
 #                      p = 0.05, and under 0.00007 when no draw reaches it
-_MIN_DRAWS = 1000  # of one test, whatever the report's budget
+_MIN_DRAWS = 1000  # of a test that decides, whatever the budget
 _REPORT_DRAWS = 60 * 10 ** 6  # unit-draws of all a report's tests
 _CONFIDENCE = 0.999  # of a sampled test's p_upper
 _SEED = 20261202  # with the test's data: the same on every CPython

@@ -376,7 +376,7 @@ def write_lab(folder, exercise):
     finally:
         held(signal.SIG_UNBLOCK, {signal.SIGINT})  # then it ends the run, if pressed
     steps = ("python -m unittest: each failure names the next rule to write "
-             "(python demo.py works once they all pass)") if exercise else \
+             "(python demo.py names the next step)") if exercise else \
         "python demo.py and python -m unittest"
     return write("wrote the course lab%s into %s: cd there, then %s\n" % (
         " exercise" * exercise, ascii(folder), steps))

@@ -10,6 +10,7 @@ _MAX_IDS = 10000  # IDs in one tuple, claims in one run
 _MAX_K = 1000  # a cutoff: TREC runs are 1,000 deep
 _ID_RULE = "IDs are strings of 1 to 200 printable characters, no whitespace"
 _ESCAPES = {code: ascii(chr(code))[1:-1] for code in [*range(32), 127]}
+_KNOWN_PAIRS = {}  # {known key: its set of two-letter runs}
 
 
 class EvaluationError(ValueError):
@@ -38,38 +39,40 @@ def _invalid(field, template, *values):
     return EvaluationError(field + ": " + template % shown)
 
 
-def _within_two(word, target, edits=2):
-    """True when adding, dropping or changing at most `edits` letters makes
-    target of word: from their first difference, each way on is tried."""
-    if word == target or not edits or abs(len(word) - len(target)) > edits:
-        return word == target  # done: the same, or too far apart
-    first = next((index for index, (a, b) in enumerate(zip(word, target))
-                  if a != b), min(len(word), len(target)))
-    return (_within_two(word[first + 1:], target[first + 1:], edits - 1)
-            or _within_two(word[first + 1:], target[first:], edits - 1)
-            or _within_two(word[first:], target[first + 1:], edits - 1))
-
-
-def _typo_of(key, known):
-    """Return the key of `known` that key is a typo of (the same but for
-    case, or _within_two() letters), else "": at once for most keys."""
-    word, letters = key.lower(), set(key.lower())
-    if not (key.isascii() and key.isprintable()) or len(word) > 20:
-        return ""  # nobody's typo
-    return next((target for target in known if len(letters - set(target))
-                 <= 2 and _within_two(word, target)), "")
+def _within_two(word, target):
+    """True when adding, dropping or changing at most two letters makes
+    target of word: past their common start and end, one edit takes the
+    first letters and one the last, and between them the two agree."""
+    while word and target and word[0] == target[0]:
+        word, target = word[1:], target[1:]
+    while word and target and word[-1] == target[-1]:
+        word, target = word[:-1], target[:-1]
+    ends = ((1, 1), (1, 0), (0, 1))  # a change, a drop, an addition
+    return len(word) < 2 and len(target) < 2 or any(
+        word[first:len(word) - last] == target[start:len(target) - end]
+        for first, start in ends for last, end in ends)
 
 
 def _check_keys(mapping, field, known=()):
-    """Check that each key of a dict is an exact str, and no typo of one of
-    the keys `known` (a str subclass could equal another key)."""
+    """Check that each key of a dict is an exact str (a str subclass could
+    equal another), and no typo of a key of `known`: the same but for case,
+    or _within_two() letters (an edit breaks two letter pairs at most)."""
     for key in mapping:
         if type(key) is not str:
             raise _invalid(field, "expected keys that are str, got %s", key)
-        typo_of = known and key not in known and _typo_of(key, known)
-        if typo_of:
-            raise _invalid('%s["%s"]' % (field, key),
-                           "unknown key; did you mean %s?", typo_of)
+        if key in known or not (known and key.isascii() and key.isprintable()):
+            continue  # known, or nobody's typo
+        word = key.lower()
+        pairs = {word[at:at + 2] for at in range(len(word) - 1)}
+        for target in known:
+            if target not in _KNOWN_PAIRS:  # found once a known key
+                _KNOWN_PAIRS[target] = {
+                    target[at:at + 2] for at in range(len(target) - 1)}
+            theirs = _KNOWN_PAIRS[target]  # each side keeps all but 4
+            if len(pairs & theirs) >= max(len(pairs), len(theirs)) - 4 \
+                    and _within_two(word, target):
+                raise _invalid('%s["%s"]' % (field, key),
+                               "unknown key; did you mean %s?", target)
 
 
 def _all_ids(items, corpus=None):
@@ -375,14 +378,6 @@ def _unsupported_because(claim_id, citations, labels, visible, corpus):
     return None
 
 
-def _reasons(labels, retrieved, claims, k, corpus):
-    """Return [(claim ID, _unsupported_because())] in answer order."""
-    visible = set(retrieved[:k])  # the answer stage's context: all it saw
-    return [(claim_id, _unsupported_because(claim_id, citations, labels,
-                                            visible, corpus))
-            for claim_id, citations in claims]
-
-
 def _disclosed(restricted, retrieved, claims, k):
     """Step 7. Return a tuple of the keys of restricted ({ID: its place})
     among the first k of retrieved or cited by a claim of claims ((claim
@@ -442,12 +437,16 @@ def _lookups(case):
 
 
 def _judgement(lookups, retrieved, claims, k, corpus):
-    """Return a run's counts as tally() gives them, its _reasons() or None,
-    and the restricted documents it discloses (lookups: _lookups())."""
+    """Return a run's counts as tally() gives them, its reasons (None, or
+    [(claim ID, _unsupported_because())] in answer order) and the restricted
+    documents it discloses (lookups: _lookups())."""
     relevant, support, labels, restricted = lookups
     counts = _retrieval_counts(relevant, retrieved, k)
-    reasons = None if claims is None or labels is None else _reasons(
-        labels, retrieved, claims, k, corpus)
+    visible = set(retrieved[:k])  # the answer stage's context: all it saw
+    reasons = None if claims is None or labels is None else [
+        (claim_id, _unsupported_because(claim_id, citations, labels,
+                                        visible, corpus))
+        for claim_id, citations in claims]
     counts.update(_claim_counts(support, claims, reasons))
     disclosed = () if not restricted else _disclosed(  # none to disclose
         restricted, retrieved, claims or (), k)
@@ -490,8 +489,8 @@ def explain(corpus, case, run, *, k=2):
     supported = {claim for claim, reason in reasons if reason is None}
     uncovered = None if support is None else _uncovered(support, supported)
     if "disputed" in case or "rejected" in case:  # what reviewers recorded
-        loose = reasons if "disputed" not in case else _reasons(
-            _labels(_lenient_reading(case)), retrieved, claims, k, corpus)
+        loose = reasons if "disputed" not in case else _judgement(
+            _lookups(_lenient_reading(case)), retrieved, claims, k, corpus)[1]
         reasons = _reviewed(reasons, loose, set(case.get("rejected", ())))
     return {"claims": tuple(reasons), "uncovered": uncovered,
             "disclosed": disclosed}

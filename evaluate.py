@@ -540,11 +540,11 @@ def _check_name(value, field):
         raise _invalid(field, "invalid name %s (" + _NAME_RULE + ")", value)
 
 
-def _check_names(value, field, most, what="names"):
-    """Check a tuple of 1 to `most` distinct names (`what` they are)."""
+def _check_names(value, field, most):
+    """Check a tuple of 1 to `most` distinct names."""
     if type(value) is not tuple or not 0 < len(value) <= most:
-        raise _invalid(field, "expected a tuple of 1 to %s " + what
-                       + ", got %s", most, value)
+        raise _invalid(field, "expected a tuple of 1 to %s names, got %s",
+                       most, value)
     for name in value:
         _check_name(name, field)
     if len(set(value)) < len(value):
@@ -553,11 +553,12 @@ def _check_names(value, field, most, what="names"):
             if name in value[:index]))
 
 
-def _check_extra(case):
-    """Check the keys of a case that only a report reads, if given: its
-    "grades" (an int from 1 to 100 for each relevant document, the gain
-    of nDCG), its "group" (the conversation or topic it belongs to) and
-    its "tags" (the kinds of question it is: each a slice)."""
+def _check_extra(case, corpus):
+    """Check a case as _check_case() does, a typo of the keys only a report
+    reads included, then those keys, if given: its "grades" (an int from 1
+    to 100 for each relevant document, the gain of nDCG), its "group" (the
+    conversation or topic it belongs to) and its "tags" (each a slice)."""
+    _check_case(case, corpus, _ALL_CASE_KEYS)
     if "grades" in case:
         _check_dict_of(case["grades"], 'case["grades"]', case["relevant"]
                        or (), 'expected a grade for each document of case'
@@ -576,12 +577,10 @@ def _check_extra(case):
 # --- The measures of one question -----------------------------------------
 
 def _discounted(gains):
-    """Return the sum of the gains, each over math.log2(its rank + 1), added in
-    rank order as trec_eval adds them."""
-    total = 0.0
-    for rank, gain in enumerate(gains, start=1):
-        total += gain / math.log2(rank + 1)
-    return total
+    """Return the sum of the gains, each over math.log2(its rank + 1),
+    added in rank order as trec_eval adds them."""
+    return sum(gain / math.log2(rank + 1)
+               for rank, gain in enumerate(gains, start=1))
 
 
 def _gains(case, k):
@@ -603,13 +602,15 @@ def _ndcg(gains, run, k):
 
 
 def ndcg(corpus, case, run, *, k=2):
-    """Validate like evaluate(); return nDCG@k as trec_eval's ndcg_cut gives
-    it: the gain of the top k over that of the best ranking, a document's
-    gain its grade (1 without grades) divided by math.log2(rank + 1). 0.0 when
-    nothing relevant is in the top k; None when no document is relevant."""
-    validate(corpus, case, run, k)
-    _check_keys(case, "case", _ALL_CASE_KEYS)
-    _check_extra(case)
+    """Validate like evaluate(), the keys a report reads too; return nDCG@k
+    as trec_eval's ndcg_cut gives it: the gain of the top k over that of
+    the best ranking, a document's gain its grade (1 without grades)
+    divided by math.log2(rank + 1). 0.0 when nothing relevant is in the top
+    k; None when no document is relevant."""
+    _check_corpus(corpus)
+    _check_extra(case, corpus)
+    _check_fields(run, "run", _RUN_KEYS, corpus)
+    _check_k(k)
     return _ndcg(_gains(case, k), run, k)
 
 
@@ -643,6 +644,7 @@ def _averaged(measures):
     return [name for name in measures if not MEASURES[name].get("yes_no")]
 
 
+
 # --- Checked data ----------------------------------------------------------
 # A data set is a dict of _DATA_KEYS: the fixture, a JSON file or TREC files
 # read into one. _checked() checks each part once, where it comes in, into
@@ -670,11 +672,10 @@ class _Record:
 class _Question(_Record):
     """A checked case: its name, the case, {system: a tuple of its checked
     runs}, whether it is answerable, {reading: its _lookups()} (the lenient
-    reading where it disputes a label), {measure: what the measure's
-    "reads" gives of it}, and its rejected claims (a set)."""
+    reading where it disputes a label) and {measure: what the measure's
+    "reads" gives of it}."""
 
-    __slots__ = ("name", "case", "runs", "answerable", "lookups", "reads",
-                 "rejected")
+    __slots__ = ("name", "case", "runs", "answerable", "lookups", "reads")
 
 
 class _Data(_Record):
@@ -693,7 +694,6 @@ def _data_parts(data):
     if type(data) is not dict:
         raise _invalid("data", "expected a dict with the keys %s, got %s",
                        _DATA_KEYS, data)
-    _check_keys(data, "data", _DATA_KEYS)
     for key in data:
         if key not in _DATA_KEYS:  # a misspelt "policy" must not pass unseen
             raise _invalid("data", "unknown key %s; the keys are %s", key,
@@ -704,8 +704,7 @@ def _data_parts(data):
     parts = dict(dict.fromkeys(_DATA_KEYS), k=2)
     parts.update(data)
     _check_k(parts["k"])
-    _check_names(parts["systems"], "systems", _MAX_SYSTEMS,
-                 "names, the baseline first")
+    _check_names(parts["systems"], "systems", _MAX_SYSTEMS)
     notes = parts["notes"]  # what load_trec() left out, say
     if notes is not None and not (
             type(notes) is tuple and len(notes) <= 10 and all(
@@ -726,7 +725,6 @@ def _check_manifests(manifests, systems):
         if type(manifests[system]) is not dict:
             raise _invalid(field, "expected a dict of strings, got %s",
                            manifests[system])
-        _check_keys(manifests[system], field)
         for key, value in manifests[system].items():
             _check_name(key, field)  # printed as it is: a name's rule holds
             if type(value) is not str:
@@ -745,8 +743,7 @@ def _check_manifests(manifests, systems):
 def _check_layout(cases, runs, systems):
     """Check that cases and runs are dicts by case name, that each run
     names a case and a listed system, that each case is a dict some
-    system ran, that each system ran some case, and that the cases hold at
-    most 100 tags in all."""
+    system ran, and that each system ran some case."""
     for part, value in (("cases", cases), ("runs", runs)):
         if type(value) is not dict:
             raise _invalid(part, "expected a dict, got %s", value)
@@ -775,11 +772,6 @@ def _check_layout(cases, runs, systems):
         if system not in ran:
             raise _invalid("systems", "%s ran no case: give its runs, or "
                            "leave it out", system)
-    tags = {tag for case in cases.values() if type(case.get("tags")) is tuple
-            for tag in case["tags"]}  # each tag checked with its case
-    if len(tags) > _MAX_TAGS_IN_ALL:
-        raise _invalid("cases", "expected at most %s tags in all, got %s",
-                       _MAX_TAGS_IN_ALL, len(tags))
 
 
 def _checked_runs(name, system, given, corpus):
@@ -805,8 +797,7 @@ def _question(name, case, by_system, corpus):
     """Return the _Question of a case and its runs by system, each checked
     once against the corpus (None: documents are IDs alone)."""
     try:
-        _check_case(case, corpus, _ALL_CASE_KEYS)
-        _check_extra(case)
+        _check_extra(case, corpus)
     except EvaluationError as fault:
         raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
     runs = {system: _checked_runs(name, system, given, corpus)
@@ -817,22 +808,19 @@ def _question(name, case, by_system, corpus):
     # Unanswerable: nothing relevant or no claim expected, so the right
     # answer is an empty one.
     answerable = case["relevant"] != () and case["support"] != {}
-    return _Question(name, case, runs, answerable, lookups, {},
-                     set(case.get("rejected", ())))
+    return _Question(name, case, runs, answerable, lookups, {})
 
 
 def _named(questions):
     """Return the set of documents the checked cases and runs name, for a
     data set that gives no corpus: their relevant, restricted and source
-    documents, and those retrieved. A citation of any other document is
-    "not in the corpus"."""
+    documents (disputed ones too), and those retrieved. A citation of any
+    other document is "not in the corpus"."""
     named = set()
     for question in questions.values():
-        case = question.case
-        named.update(case["relevant"] or (), case.get("restricted", ()))
-        for key in ("support", "optional", "disputed"):
-            for sources in (case.get(key) or {}).values():
-                named.update(sources)
+        relevant, _, labels, restricted = question.lookups.get(
+            "lenient", question.lookups["strict"])
+        named.update(relevant or (), restricted, *(labels or {}).values())
         for runs in question.runs.values():
             for run in runs:
                 named.update(run["retrieved"])
@@ -842,13 +830,15 @@ def _named(questions):
 def _slices(questions):
     """Return {slice: question names, in case order}: the answerable, the
     unanswerable, then "tag:NAME" per tag, in the order tags are first
-    used."""
+    used; at most 100 tags in all."""
     parts = {part: [] for part in _SLICES}
     for question in questions.values():
         parts[_SLICES[not question.answerable]].append(question.name)
-    for question in questions.values():
         for tag in question.case.get("tags", ()):
             parts.setdefault("tag:" + tag, []).append(question.name)
+    if len(parts) > len(_SLICES) + _MAX_TAGS_IN_ALL:
+        raise _invalid("cases", "expected at most %s tags in all, got %s",
+                       _MAX_TAGS_IN_ALL, len(parts) - len(_SLICES))
     return parts
 
 
@@ -897,8 +887,8 @@ def _checked(data):
 class _Scored(_Record):
     """One question run by one system, in one reading: {measure: the mean
     of its runs' values} (None: n/a), {count: the mean of its runs'}, each
-    run's (values, counts), each run's explanation (explain()'s keys; None
-    where none is asked), and whether the question is answerable."""
+    run's (values, counts), each run's explanation (explain()'s keys), and
+    whether the question is answerable."""
 
     __slots__ = ("values", "counts", "runs", "explained", "answerable")
 
@@ -935,39 +925,33 @@ def _measured(data, question, run, counts):
     six, values = _values(counts), {}
     for name in data.measures:
         found = MEASURES[name].get("value")
-        if found is None:
-            values[name] = six[name]
-        else:
-            read = question.reads.get(name, question.case)
-            values[name] = found(read, run, data.k)
+        read = question.reads.get(name, question.case)
+        values[name] = six[name] if found is None else found(read, run,
+                                                             data.k)
     return values
 
 
-def _scored_run(data, question, run, explaining):
+def _scored_run(data, question, run):
     """Return {reading: (values, counts)} of one checked run, and its
-    explanation (as explain() gives it, "uncovered" only with explaining
-    "every") or None: explaining "every" run, those "flawed" (with an
-    unsupported claim or a disclosure: the summary counts them), or none."""
+    explanation, as explain() gives it."""
     retrieved, claims, case = run["retrieved"], run["claims"], question.case
     judged = {reading: _judgement(lookups, retrieved, claims, data.k,
                                   data.corpus)
               for reading, lookups in question.lookups.items()}
     scored = {reading: (_measured(data, question, run, counts), counts)
               for reading, (counts, _, _) in judged.items()}
-    counts, reasons, disclosed = judged["strict"]
-    flawed = counts["supported"] != counts["generated"] or disclosed
-    if not (explaining == "every" or explaining and flawed):
-        return scored, None
-    told, uncovered = reasons, None
-    if reasons is not None and ("disputed" in case or "rejected" in case):
+    reasons, disclosed = judged["strict"][1:]
+    if reasons is None:
+        return scored, {"claims": None, "uncovered": None,
+                        "disclosed": disclosed}
+    supported = {claim for claim, reason in reasons if reason is None}
+    uncovered = None if case["support"] is None else _uncovered(
+        case["support"], supported)
+    if "disputed" in case or "rejected" in case:  # what reviewers recorded
         loose = judged.get("lenient", judged["strict"])[1]
-        told = _reviewed(reasons, loose, question.rejected)
-    if reasons is not None and case["support"] is not None \
-            and explaining == "every":
-        supported = {claim for claim, reason in reasons if reason is None}
-        uncovered = _uncovered(case["support"], supported)
-    return scored, {"claims": None if told is None else tuple(told),
-                    "uncovered": uncovered, "disclosed": disclosed}
+        reasons = _reviewed(reasons, loose, set(case.get("rejected", ())))
+    return scored, {"claims": tuple(reasons), "uncovered": uncovered,
+                    "disclosed": disclosed}
 
 
 def _scored(runs, explained, answerable):
@@ -983,9 +967,9 @@ def _scored(runs, explained, answerable):
                    answerable)
 
 
-def _records(data, explaining):
+def _records(data):
     """Return the _Records of checked data: each question each system ran,
-    scored run by run, explained as _scored_run() says."""
+    scored and explained run by run."""
     disputed = any("lenient" in question.lookups
                    for question in data.questions.values())
     records = _Records({system: {} for system in data.systems},
@@ -993,8 +977,7 @@ def _records(data, explaining):
                        if disputed else None)
     for question in data.questions.values():
         for system, runs in question.runs.items():
-            found = [_scored_run(data, question, run, explaining)
-                     for run in runs]
+            found = [_scored_run(data, question, run) for run in runs]
             explained = [explanation for scored, explanation in found]
             strict = _scored([scored["strict"] for scored, _ in found],
                              explained, question.answerable)
@@ -2276,8 +2259,7 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
         if type(value) is not bool:
             raise _invalid(name, "expected True or False, got %s", value)
     data = _checked(data)
-    records = _records(data, "every" if explain else "flawed" if summary
-                       else None)
+    records = _records(data)
     return {"source": source, "k": data.k, "systems": list(data.systems),
             "notes": list(data.notes) if data.notes else None,
             "measures": data.measures,

@@ -2301,15 +2301,6 @@ def _opened(path, cap, where=""):
                           % cap)
 
 
-class _NotANumber(EvaluationError):
-    """NaN or an infinity, which JSON does not have, as the parser meets it."""
-
-
-def _not_a_number(name):
-    """Refuse NaN and the infinities where the JSON parser reads one."""
-    raise _NotANumber(name)
-
-
 def _one_value_per_key(pairs):
     """Return an object's pairs as a dict, refusing a repeated key."""
     result = dict(pairs)
@@ -2334,13 +2325,13 @@ def _parsed(text):
     try:
         return json.loads(text, object_pairs_hook=_one_value_per_key,
                           parse_int=_whole_number,
-                          parse_constant=_not_a_number)
+                          parse_constant={}.__getitem__)  # NaN: KeyError
     except RecursionError:  # nested deeper than this CPython's parser goes
         raise EvaluationError("is nested more than %d deep"
                               % _MAX_DEPTH) from None
     except json.JSONDecodeError as error:
         why, place = error.msg, error.pos
-    except _NotANumber:  # the first outside a string is the one met
+    except KeyError:  # NaN or an infinity: the first outside a string
         import re
         string = r'"[^"\\]*(?:\\.[^"\\]*)*"'
         found = next(found for found in re.finditer(
@@ -2514,8 +2505,12 @@ def _ranked(file, name, left, k, judged, unjudged):
     return tag, tops
 
 
-def _again(file, name, topic, doc_id):
-    """Return the fault of the line ranking doc_id for topic once more."""
+def _again(file, name, topic, documents):
+    """Return the fault of the line that ranks the first document of a
+    topic's top k (documents) seen twice there once more."""
+    seen = set()
+    doc_id = next(doc_id for doc_id in documents
+                  if doc_id in seen or seen.add(doc_id))
     file.seek(0)
     before = 0
     for lines in _trec_lines(file, name, [_MAX_TREC_BYTES]):
@@ -2526,21 +2521,9 @@ def _again(file, name, topic, doc_id):
                                    "twice for topic %s", doc_id, topic)
 
 
-def _top_k(file, name, tops, k):
-    """Return {topic: its top k documents} of a run's tops."""
-    ranked = {}
-    for topic in list(tops):  # each freed as it is ranked
-        documents = ranked[topic] = tuple(_best(*tops.pop(topic), k)[1])
-        if len(set(documents)) < len(documents):
-            seen = set()
-            raise _again(file, name, topic, next(
-                doc_id for doc_id in documents
-                if doc_id in seen or seen.add(doc_id)))
-    return ranked
-
-
-def _trec_cases(judged, tops, k, notes, unjudged):
-    """Return the data of qrels read by _qrels() and runs by _top_k()."""
+def _trec_cases(judged, tops, k, unjudged):
+    """Return the data of qrels read by _qrels() and {tag: {topic: its top
+    k documents}} of the runs, and notes on the topics left out."""
     runs = {}
     for system, ranked in tops.items():
         for topic, retrieved in ranked.items():
@@ -2554,7 +2537,7 @@ def _trec_cases(judged, tops, k, notes, unjudged):
                         "grades": relevant}
     if not cases:
         raise EvaluationError("no topic of the runs is in the qrels")
-    alone = [topic for topic in judged if topic not in runs]
+    alone, notes = [topic for topic in judged if topic not in runs], []
     for why, topics, noun, what in (
             ("left out, as trec_eval leaves them", unjudged, "run topic",
              "the qrels do not have"),
@@ -2575,7 +2558,7 @@ def _trec_data(files, k):
     """Return the data of open TREC files [(name, file)], the qrels first."""
     left = [_MAX_TREC_BYTES, _MAX_RANKED]
     judged = _qrels(files[0][1], files[0][0], left)
-    tops, tagged, notes, unjudged = {}, {}, [], {}
+    tops, tagged, unjudged = {}, {}, {}
     for name, file in files[1:]:
         tag, ranked = _ranked(file, name, left, k, judged, unjudged)
         if tag is None:
@@ -2584,15 +2567,14 @@ def _trec_data(files, k):
             raise EvaluationError("%s and %s both hold the run tag %s: give "
                                   "each run a tag of its own" % (
                                       tagged[tag], name, _shown(tag)))
-        tagged[tag], system = name, tag
-        try:
-            _check_name(tag, "run")
-        except EvaluationError:  # named by its file, as it is named
-            system = os.path.basename(name)
-            notes.append("run %s named by its file: its tag %s is no name "
-                         "(%s)" % (name, _shown(tag), _NAME_RULE))
-        tops[system] = _top_k(file, name, ranked, k)
-    return _trec_cases(judged, tops, k, notes, list(unjudged))
+        _check_name(tag, name)  # it names the system
+        tagged[tag], tops[tag] = name, {}
+        for topic in list(ranked):  # each freed as it is ranked
+            documents = tuple(_best(*ranked.pop(topic), k)[1])
+            if len(set(documents)) < len(documents):
+                raise _again(file, name, topic, documents)
+            tops[tag][topic] = documents
+    return _trec_cases(judged, tops, k, list(unjudged))
 
 
 def load_trec(qrels, runs, *, k=10):
@@ -2604,7 +2586,7 @@ def load_trec(qrels, runs, *, k=10):
     if type(runs) not in (list, tuple) or not runs:
         raise _invalid("runs", "expected a list of paths, got %s", runs)
     with ExitStack() as stack:
-        files, seen, size = [], {}, 0
+        files, size = [], 0
         for path in (qrels, *runs):  # each checked before any is read
             name = "?"  # as it is, or as ascii() shows it
             if isinstance(path, (str, bytes, os.PathLike)):
@@ -2613,13 +2595,7 @@ def load_trec(qrels, runs, *, k=10):
                 name = ascii(name)
             file = stack.enter_context(_opened(path, _MAX_TREC_BYTES,
                                                name + ": "))
-            status = os.fstat(file.fileno())
-            same = status.st_dev, status.st_ino
-            if same in seen:
-                raise EvaluationError("%s and %s are one file: give each "
-                                      "run once" % (seen[same], name))
-            seen[same] = name
-            size += status.st_size  # as they report: read no more at once
+            size += os.fstat(file.fileno()).st_size  # read none past 150 MB
             files.append((name, file))
         if size > _MAX_TREC_BYTES:
             raise EvaluationError("TREC files: hold more than %d bytes "

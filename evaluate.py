@@ -701,8 +701,7 @@ def _data_parts(data):
     for key in ("systems", "cases", "runs"):  # a corpus may be left out
         if key not in data:
             raise _invalid("data", "missing the key %s", key)
-    parts = dict(dict.fromkeys(_DATA_KEYS), k=2)
-    parts.update(data)
+    parts = {**dict.fromkeys(_DATA_KEYS), "k": 2, **data}
     _check_k(parts["k"])
     _check_names(parts["systems"], "systems", _MAX_SYSTEMS)
     notes = parts["notes"]  # what load_trec() left out, say
@@ -901,22 +900,18 @@ class _Records(_Record):
     __slots__ = ("strict", "lenient")
 
 
-def _mean(values):
+def _mean(values, exact=False):
     """Return the mean of the values that are not None (n/a is skipped,
-    never averaged in as 0), or None when every one is."""
+    never averaged in as 0), or None when every one is; exact (of counts),
+    an int when whole, else a Fraction such as 3/2."""
     present = [value for value in values if value is not None]
-    return math.fsum(present) / len(present) if present else None
-
-
-def _exact_mean(counts):
-    """Return the mean of counts that are not None as an int when whole,
-    else as a Fraction such as 3/2; None when every one is None."""
-    from fractions import Fraction  # (slow to load: the table needs none)
-    present = [count for count in counts if count is not None]
     if not present:
         return None
-    total = Fraction(sum(present), len(present))
-    return total.numerator if total.denominator == 1 else total
+    if not exact:
+        return math.fsum(present) / len(present)
+    from fractions import Fraction  # (slow to load: the table needs none)
+    mean = Fraction(sum(present), len(present))
+    return mean.numerator if mean.denominator == 1 else mean
 
 
 def _measured(data, question, run, counts):
@@ -961,7 +956,7 @@ def _scored(runs, explained, answerable):
     if len(runs) > 1:
         values = {name: _mean([run[0][name] for run in runs])
                   for name in values}
-        counts = {name: _exact_mean([run[1][name] for run in runs])
+        counts = {name: _mean([run[1][name] for run in runs], True)
                   for name in counts}
     return _Scored(values, counts, tuple(runs), tuple(explained),
                    answerable)
@@ -2627,9 +2622,9 @@ def _trec_eval_lines(means, label):
     """Return the summary's lines of _trec_eval_means(), if any."""
     if means is None:
         return []
-    lines = ["", "trec_eval's mean, over every topic each run has, one with "
-             "nothing relevant counted as 0 (the slices leave it out as n/a) | "
-             + " | ".join(label[measure] for measure in means)]
+    lines = ["", "trec_eval's mean, over every topic each run has, one "
+             "with nothing relevant counted as 0 (the slices leave it "
+             "out as n/a) | " + " | ".join(label[name] for name in means)]
     for system in next(iter(means.values())):
         lines.append(system + " | " + " | ".join(
             "%s (%d)" % (_cell(mean["mean"]) if mean["mean"] is None else

@@ -539,11 +539,11 @@ def _check_name(value, field):
         raise _invalid(field, "invalid name %s (" + _NAME_RULE + ")", value)
 
 
-def _check_names(value, field, most, what="names"):
-    """Check a tuple of 1 to `most` distinct names (`what` they are)."""
+def _check_names(value, field, most):
+    """Check a tuple of 1 to `most` distinct names."""
     if type(value) is not tuple or not 0 < len(value) <= most:
-        raise _invalid(field, "expected a tuple of 1 to %s " + what
-                       + ", got %s", most, value)
+        raise _invalid(field, "expected a tuple of 1 to %s names, got %s",
+                       most, value)
     for name in value:
         _check_name(name, field)
     if len(set(value)) < len(value):
@@ -552,11 +552,12 @@ def _check_names(value, field, most, what="names"):
             if name in value[:index]))
 
 
-def _check_extra(case):
-    """Check the keys of a case that only a report reads, if given: its
-    "grades" (an int from 1 to 100 for each relevant document, the gain
-    of nDCG), its "group" (the conversation or topic it belongs to) and
-    its "tags" (the kinds of question it is: each a slice)."""
+def _check_extra(case, corpus):
+    """Check a case as _check_case() does, a typo of the keys only a report
+    reads included, then those keys, if given: its "grades" (an int from 1
+    to 100 for each relevant document, the gain of nDCG), its "group" (the
+    conversation or topic it belongs to) and its "tags" (each a slice)."""
+    _check_case(case, corpus, _ALL_CASE_KEYS)
     if "grades" in case:
         _check_dict_of(case["grades"], 'case["grades"]', case["relevant"]
                        or (), 'expected a grade for each document of case'
@@ -575,12 +576,10 @@ def _check_extra(case):
 # --- The measures of one question -----------------------------------------
 
 def _discounted(gains):
-    """Return the sum of the gains, each over math.log2(its rank + 1), added in
-    rank order as trec_eval adds them."""
-    total = 0.0
-    for rank, gain in enumerate(gains, start=1):
-        total += gain / math.log2(rank + 1)
-    return total
+    """Return the sum of the gains, each over math.log2(its rank + 1),
+    added in rank order as trec_eval adds them."""
+    return sum(gain / math.log2(rank + 1)
+               for rank, gain in enumerate(gains, start=1))
 
 
 def _gains(case, k):
@@ -602,13 +601,15 @@ def _ndcg(gains, run, k):
 
 
 def ndcg(corpus, case, run, *, k=2):
-    """Validate like evaluate(); return nDCG@k as trec_eval's ndcg_cut gives
-    it: the gain of the top k over that of the best ranking, a document's
-    gain its grade (1 without grades) divided by math.log2(rank + 1). 0.0 when
-    nothing relevant is in the top k; None when no document is relevant."""
-    validate(corpus, case, run, k)
-    _check_keys(case, "case", _ALL_CASE_KEYS)
-    _check_extra(case)
+    """Validate like evaluate(), the keys a report reads too; return nDCG@k
+    as trec_eval's ndcg_cut gives it: the gain of the top k over that of
+    the best ranking, a document's gain its grade (1 without grades)
+    divided by math.log2(rank + 1). 0.0 when nothing relevant is in the top
+    k; None when no document is relevant."""
+    _check_corpus(corpus)
+    _check_extra(case, corpus)
+    _check_fields(run, "run", _RUN_KEYS, corpus)
+    _check_k(k)
     return _ndcg(_gains(case, k), run, k)
 
 
@@ -642,6 +643,7 @@ def _averaged(measures):
     return [name for name in measures if not MEASURES[name].get("yes_no")]
 
 
+
 # --- Checked data ----------------------------------------------------------
 # A data set is a dict of _DATA_KEYS: the fixture, a JSON file or TREC files
 # read into one. _checked() checks each part once, where it comes in, into
@@ -669,11 +671,10 @@ class _Record:
 class _Question(_Record):
     """A checked case: its name, the case, {system: a tuple of its checked
     runs}, whether it is answerable, {reading: its _lookups()} (the lenient
-    reading where it disputes a label), {measure: what the measure's
-    "reads" gives of it}, and its rejected claims (a set)."""
+    reading where it disputes a label) and {measure: what the measure's
+    "reads" gives of it}."""
 
-    __slots__ = ("name", "case", "runs", "answerable", "lookups", "reads",
-                 "rejected")
+    __slots__ = ("name", "case", "runs", "answerable", "lookups", "reads")
 
 
 class _Data(_Record):
@@ -692,7 +693,6 @@ def _data_parts(data):
     if type(data) is not dict:
         raise _invalid("data", "expected a dict with the keys %s, got %s",
                        _DATA_KEYS, data)
-    _check_keys(data, "data", _DATA_KEYS)
     for key in data:
         if key not in _DATA_KEYS:  # a misspelt "policy" must not pass unseen
             raise _invalid("data", "unknown key %s; the keys are %s", key,
@@ -700,11 +700,9 @@ def _data_parts(data):
     for key in ("systems", "cases", "runs"):  # a corpus may be left out
         if key not in data:
             raise _invalid("data", "missing the key %s", key)
-    parts = dict(dict.fromkeys(_DATA_KEYS), k=2)
-    parts.update(data)
+    parts = {**dict.fromkeys(_DATA_KEYS), "k": 2, **data}
     _check_k(parts["k"])
-    _check_names(parts["systems"], "systems", _MAX_SYSTEMS,
-                 "names, the baseline first")
+    _check_names(parts["systems"], "systems", _MAX_SYSTEMS)
     notes = parts["notes"]  # what load_trec() left out, say
     if notes is not None and not (
             type(notes) is tuple and len(notes) <= 10 and all(
@@ -725,7 +723,6 @@ def _check_manifests(manifests, systems):
         if type(manifests[system]) is not dict:
             raise _invalid(field, "expected a dict of strings, got %s",
                            manifests[system])
-        _check_keys(manifests[system], field)
         for key, value in manifests[system].items():
             _check_name(key, field)  # printed as it is: a name's rule holds
             if type(value) is not str:
@@ -744,8 +741,7 @@ def _check_manifests(manifests, systems):
 def _check_layout(cases, runs, systems):
     """Check that cases and runs are dicts by case name, that each run
     names a case and a listed system, that each case is a dict some
-    system ran, that each system ran some case, and that the cases hold at
-    most 100 tags in all."""
+    system ran, and that each system ran some case."""
     for part, value in (("cases", cases), ("runs", runs)):
         if type(value) is not dict:
             raise _invalid(part, "expected a dict, got %s", value)
@@ -774,11 +770,6 @@ def _check_layout(cases, runs, systems):
         if system not in ran:
             raise _invalid("systems", "%s ran no case: give its runs, or "
                            "leave it out", system)
-    tags = {tag for case in cases.values() if type(case.get("tags")) is tuple
-            for tag in case["tags"]}  # each tag checked with its case
-    if len(tags) > _MAX_TAGS_IN_ALL:
-        raise _invalid("cases", "expected at most %s tags in all, got %s",
-                       _MAX_TAGS_IN_ALL, len(tags))
 
 
 def _checked_runs(name, system, given, corpus):
@@ -804,8 +795,7 @@ def _question(name, case, by_system, corpus):
     """Return the _Question of a case and its runs by system, each checked
     once against the corpus (None: documents are IDs alone)."""
     try:
-        _check_case(case, corpus, _ALL_CASE_KEYS)
-        _check_extra(case)
+        _check_extra(case, corpus)
     except EvaluationError as fault:
         raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
     runs = {system: _checked_runs(name, system, given, corpus)
@@ -816,22 +806,19 @@ def _question(name, case, by_system, corpus):
     # Unanswerable: nothing relevant or no claim expected, so the right
     # answer is an empty one.
     answerable = case["relevant"] != () and case["support"] != {}
-    return _Question(name, case, runs, answerable, lookups, {},
-                     set(case.get("rejected", ())))
+    return _Question(name, case, runs, answerable, lookups, {})
 
 
 def _named(questions):
     """Return the set of documents the checked cases and runs name, for a
     data set that gives no corpus: their relevant, restricted and source
-    documents, and those retrieved. A citation of any other document is
-    "not in the corpus"."""
+    documents (disputed ones too), and those retrieved. A citation of any
+    other document is "not in the corpus"."""
     named = set()
     for question in questions.values():
-        case = question.case
-        named.update(case["relevant"] or (), case.get("restricted", ()))
-        for key in ("support", "optional", "disputed"):
-            for sources in (case.get(key) or {}).values():
-                named.update(sources)
+        relevant, _, labels, restricted = question.lookups.get(
+            "lenient", question.lookups["strict"])
+        named.update(relevant or (), restricted, *(labels or {}).values())
         for runs in question.runs.values():
             for run in runs:
                 named.update(run["retrieved"])
@@ -841,13 +828,15 @@ def _named(questions):
 def _slices(questions):
     """Return {slice: question names, in case order}: the answerable, the
     unanswerable, then "tag:NAME" per tag, in the order tags are first
-    used."""
+    used; at most 100 tags in all."""
     parts = {part: [] for part in _SLICES}
     for question in questions.values():
         parts[_SLICES[not question.answerable]].append(question.name)
-    for question in questions.values():
         for tag in question.case.get("tags", ()):
             parts.setdefault("tag:" + tag, []).append(question.name)
+    if len(parts) > len(_SLICES) + _MAX_TAGS_IN_ALL:
+        raise _invalid("cases", "expected at most %s tags in all, got %s",
+                       _MAX_TAGS_IN_ALL, len(parts) - len(_SLICES))
     return parts
 
 
@@ -896,8 +885,8 @@ def _checked(data):
 class _Scored(_Record):
     """One question run by one system, in one reading: {measure: the mean
     of its runs' values} (None: n/a), {count: the mean of its runs'}, each
-    run's (values, counts), each run's explanation (explain()'s keys; None
-    where none is asked), and whether the question is answerable."""
+    run's (values, counts), each run's explanation (explain()'s keys), and
+    whether the question is answerable."""
 
     __slots__ = ("values", "counts", "runs", "explained", "answerable")
 
@@ -910,22 +899,18 @@ class _Records(_Record):
     __slots__ = ("strict", "lenient")
 
 
-def _mean(values):
+def _mean(values, exact=False):
     """Return the mean of the values that are not None (n/a is skipped,
-    never averaged in as 0), or None when every one is."""
+    never averaged in as 0), or None when every one is; exact (of counts),
+    an int when whole, else a Fraction such as 3/2."""
     present = [value for value in values if value is not None]
-    return math.fsum(present) / len(present) if present else None
-
-
-def _exact_mean(counts):
-    """Return the mean of counts that are not None as an int when whole,
-    else as a Fraction such as 3/2; None when every one is None."""
-    from fractions import Fraction  # (slow to load: the table needs none)
-    present = [count for count in counts if count is not None]
     if not present:
         return None
-    total = Fraction(sum(present), len(present))
-    return total.numerator if total.denominator == 1 else total
+    if not exact:
+        return math.fsum(present) / len(present)
+    from fractions import Fraction  # (slow to load: the table needs none)
+    mean = Fraction(sum(present), len(present))
+    return mean.numerator if mean.denominator == 1 else mean
 
 
 def _measured(data, question, run, counts):
@@ -934,39 +919,33 @@ def _measured(data, question, run, counts):
     six, values = _values(counts), {}
     for name in data.measures:
         found = MEASURES[name].get("value")
-        if found is None:
-            values[name] = six[name]
-        else:
-            read = question.reads.get(name, question.case)
-            values[name] = found(read, run, data.k)
+        read = question.reads.get(name, question.case)
+        values[name] = six[name] if found is None else found(read, run,
+                                                             data.k)
     return values
 
 
-def _scored_run(data, question, run, explaining):
+def _scored_run(data, question, run):
     """Return {reading: (values, counts)} of one checked run, and its
-    explanation (as explain() gives it, "uncovered" only with explaining
-    "every") or None: explaining "every" run, those "flawed" (with an
-    unsupported claim or a disclosure: the summary counts them), or none."""
+    explanation, as explain() gives it."""
     retrieved, claims, case = run["retrieved"], run["claims"], question.case
     judged = {reading: _judgement(lookups, retrieved, claims, data.k,
                                   data.corpus)
               for reading, lookups in question.lookups.items()}
     scored = {reading: (_measured(data, question, run, counts), counts)
               for reading, (counts, _, _) in judged.items()}
-    counts, reasons, disclosed = judged["strict"]
-    flawed = counts["supported"] != counts["generated"] or disclosed
-    if not (explaining == "every" or explaining and flawed):
-        return scored, None
-    told, uncovered = reasons, None
-    if reasons is not None and ("disputed" in case or "rejected" in case):
+    reasons, disclosed = judged["strict"][1:]
+    if reasons is None:
+        return scored, {"claims": None, "uncovered": None,
+                        "disclosed": disclosed}
+    supported = {claim for claim, reason in reasons if reason is None}
+    uncovered = None if case["support"] is None else _uncovered(
+        case["support"], supported)
+    if "disputed" in case or "rejected" in case:  # what reviewers recorded
         loose = judged.get("lenient", judged["strict"])[1]
-        told = _reviewed(reasons, loose, question.rejected)
-    if reasons is not None and case["support"] is not None \
-            and explaining == "every":
-        supported = {claim for claim, reason in reasons if reason is None}
-        uncovered = _uncovered(case["support"], supported)
-    return scored, {"claims": None if told is None else tuple(told),
-                    "uncovered": uncovered, "disclosed": disclosed}
+        reasons = _reviewed(reasons, loose, set(case.get("rejected", ())))
+    return scored, {"claims": tuple(reasons), "uncovered": uncovered,
+                    "disclosed": disclosed}
 
 
 def _scored(runs, explained, answerable):
@@ -976,15 +955,15 @@ def _scored(runs, explained, answerable):
     if len(runs) > 1:
         values = {name: _mean([run[0][name] for run in runs])
                   for name in values}
-        counts = {name: _exact_mean([run[1][name] for run in runs])
+        counts = {name: _mean([run[1][name] for run in runs], True)
                   for name in counts}
     return _Scored(values, counts, tuple(runs), tuple(explained),
                    answerable)
 
 
-def _records(data, explaining):
+def _records(data):
     """Return the _Records of checked data: each question each system ran,
-    scored run by run, explained as _scored_run() says."""
+    scored and explained run by run."""
     disputed = any("lenient" in question.lookups
                    for question in data.questions.values())
     records = _Records({system: {} for system in data.systems},
@@ -992,8 +971,7 @@ def _records(data, explaining):
                        if disputed else None)
     for question in data.questions.values():
         for system, runs in question.runs.items():
-            found = [_scored_run(data, question, run, explaining)
-                     for run in runs]
+            found = [_scored_run(data, question, run) for run in runs]
             explained = [explanation for scored, explanation in found]
             strict = _scored([scored["strict"] for scored, _ in found],
                              explained, question.answerable)
@@ -2275,8 +2253,7 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
         if type(value) is not bool:
             raise _invalid(name, "expected True or False, got %s", value)
     data = _checked(data)
-    records = _records(data, "every" if explain else "flawed" if summary
-                       else None)
+    records = _records(data)
     return {"source": source, "k": data.k, "systems": list(data.systems),
             "notes": list(data.notes) if data.notes else None,
             "measures": data.measures,
@@ -2318,15 +2295,6 @@ def _opened(path, cap, where=""):
                           % cap)
 
 
-class _NotANumber(EvaluationError):
-    """NaN or an infinity, which JSON does not have, as the parser meets it."""
-
-
-def _not_a_number(name):
-    """Refuse NaN and the infinities where the JSON parser reads one."""
-    raise _NotANumber(name)
-
-
 def _one_value_per_key(pairs):
     """Return an object's pairs as a dict, refusing a repeated key."""
     result = dict(pairs)
@@ -2351,13 +2319,13 @@ def _parsed(text):
     try:
         return json.loads(text, object_pairs_hook=_one_value_per_key,
                           parse_int=_whole_number,
-                          parse_constant=_not_a_number)
+                          parse_constant={}.__getitem__)  # NaN: KeyError
     except RecursionError:  # nested deeper than this CPython's parser goes
         raise EvaluationError("is nested more than %d deep"
                               % _MAX_DEPTH) from None
     except json.JSONDecodeError as error:
         why, place = error.msg, error.pos
-    except _NotANumber:  # the first outside a string is the one met
+    except KeyError:  # NaN or an infinity: the first outside a string
         import re
         string = r'"[^"\\]*(?:\\.[^"\\]*)*"'
         found = next(found for found in re.finditer(
@@ -2531,8 +2499,12 @@ def _ranked(file, name, left, k, judged, unjudged):
     return tag, tops
 
 
-def _again(file, name, topic, doc_id):
-    """Return the fault of the line ranking doc_id for topic once more."""
+def _again(file, name, topic, documents):
+    """Return the fault of the line that ranks the first document of a
+    topic's top k (documents) seen twice there once more."""
+    seen = set()
+    doc_id = next(doc_id for doc_id in documents
+                  if doc_id in seen or seen.add(doc_id))
     file.seek(0)
     before = 0
     for lines in _trec_lines(file, name, [_MAX_TREC_BYTES]):
@@ -2543,21 +2515,9 @@ def _again(file, name, topic, doc_id):
                                    "twice for topic %s", doc_id, topic)
 
 
-def _top_k(file, name, tops, k):
-    """Return {topic: its top k documents} of a run's tops."""
-    ranked = {}
-    for topic in list(tops):  # each freed as it is ranked
-        documents = ranked[topic] = tuple(_best(*tops.pop(topic), k)[1])
-        if len(set(documents)) < len(documents):
-            seen = set()
-            raise _again(file, name, topic, next(
-                doc_id for doc_id in documents
-                if doc_id in seen or seen.add(doc_id)))
-    return ranked
-
-
-def _trec_cases(judged, tops, k, notes, unjudged):
-    """Return the data of qrels read by _qrels() and runs by _top_k()."""
+def _trec_cases(judged, tops, k, unjudged):
+    """Return the data of qrels read by _qrels() and {tag: {topic: its top
+    k documents}} of the runs, and notes on the topics left out."""
     runs = {}
     for system, ranked in tops.items():
         for topic, retrieved in ranked.items():
@@ -2571,7 +2531,7 @@ def _trec_cases(judged, tops, k, notes, unjudged):
                         "grades": relevant}
     if not cases:
         raise EvaluationError("no topic of the runs is in the qrels")
-    alone = [topic for topic in judged if topic not in runs]
+    alone, notes = [topic for topic in judged if topic not in runs], []
     for why, topics, noun, what in (
             ("left out, as trec_eval leaves them", unjudged, "run topic",
              "the qrels do not have"),
@@ -2592,7 +2552,7 @@ def _trec_data(files, k):
     """Return the data of open TREC files [(name, file)], the qrels first."""
     left = [_MAX_TREC_BYTES, _MAX_RANKED]
     judged = _qrels(files[0][1], files[0][0], left)
-    tops, tagged, notes, unjudged = {}, {}, [], {}
+    tops, tagged, unjudged = {}, {}, {}
     for name, file in files[1:]:
         tag, ranked = _ranked(file, name, left, k, judged, unjudged)
         if tag is None:
@@ -2601,15 +2561,14 @@ def _trec_data(files, k):
             raise EvaluationError("%s and %s both hold the run tag %s: give "
                                   "each run a tag of its own" % (
                                       tagged[tag], name, _shown(tag)))
-        tagged[tag], system = name, tag
-        try:
-            _check_name(tag, "run")
-        except EvaluationError:  # named by its file, as it is named
-            system = os.path.basename(name)
-            notes.append("run %s named by its file: its tag %s is no name "
-                         "(%s)" % (name, _shown(tag), _NAME_RULE))
-        tops[system] = _top_k(file, name, ranked, k)
-    return _trec_cases(judged, tops, k, notes, list(unjudged))
+        _check_name(tag, name)  # it names the system
+        tagged[tag], tops[tag] = name, {}
+        for topic in list(ranked):  # each freed as it is ranked
+            documents = tuple(_best(*ranked.pop(topic), k)[1])
+            if len(set(documents)) < len(documents):
+                raise _again(file, name, topic, documents)
+            tops[tag][topic] = documents
+    return _trec_cases(judged, tops, k, list(unjudged))
 
 
 def load_trec(qrels, runs, *, k=10):
@@ -2621,7 +2580,7 @@ def load_trec(qrels, runs, *, k=10):
     if type(runs) not in (list, tuple) or not runs:
         raise _invalid("runs", "expected a list of paths, got %s", runs)
     with ExitStack() as stack:
-        files, seen, size = [], {}, 0
+        files, size = [], 0
         for path in (qrels, *runs):  # each checked before any is read
             name = "?"  # as it is, or as ascii() shows it
             if isinstance(path, (str, bytes, os.PathLike)):
@@ -2630,13 +2589,7 @@ def load_trec(qrels, runs, *, k=10):
                 name = ascii(name)
             file = stack.enter_context(_opened(path, _MAX_TREC_BYTES,
                                                name + ": "))
-            status = os.fstat(file.fileno())
-            same = status.st_dev, status.st_ino
-            if same in seen:
-                raise EvaluationError("%s and %s are one file: give each "
-                                      "run once" % (seen[same], name))
-            seen[same] = name
-            size += status.st_size  # as they report: read no more at once
+            size += os.fstat(file.fileno()).st_size  # read none past 150 MB
             files.append((name, file))
         if size > _MAX_TREC_BYTES:
             raise EvaluationError("TREC files: hold more than %d bytes "
@@ -2668,9 +2621,9 @@ def _trec_eval_lines(means, label):
     """Return the summary's lines of _trec_eval_means(), if any."""
     if means is None:
         return []
-    lines = ["", "trec_eval's mean, over every topic each run has, one with "
-             "nothing relevant counted as 0 (the slices leave it out as n/a) | "
-             + " | ".join(label[measure] for measure in means)]
+    lines = ["", "trec_eval's mean, over every topic each run has, one "
+             "with nothing relevant counted as 0 (the slices leave it "
+             "out as n/a) | " + " | ".join(label[name] for name in means)]
     for system in next(iter(means.values())):
         lines.append(system + " | " + " | ".join(
             "%s (%d)" % (_cell(mean["mean"]) if mean["mean"] is None else

@@ -643,7 +643,6 @@ def _averaged(measures):
     return [name for name in measures if not MEASURES[name].get("yes_no")]
 
 
-
 # --- Checked data ----------------------------------------------------------
 # A data set is a dict of _DATA_KEYS: the fixture, a JSON file or TREC files
 # read into one. _checked() checks each part once, where it comes in, into

@@ -1721,49 +1721,34 @@ def _comparison_findings(judging):
 
 
 def _critical(judging, name):
-    """Return the finding of one critical question: no judged value fell
-    below the baseline's by more than policy["tolerance"] (0 without it),
-    as the fractions they stand for; a question the candidate did not run
-    is broken, one it made no answer to counts as its lowest values."""
-    rule, baseline = judging.rule, judging.baseline
-    if name not in baseline or name not in judging.candidate:
-        held = None if name not in baseline else False
-        ran = "the baseline" if name not in baseline else "the candidate"
-        return held, (rule, name, ran + " did not run it")
+    """Return (held, detail) of a critical question both ran: no value the
+    baseline judged fell below its by more than policy["tolerance"] (0
+    without it), as the fractions they stand for."""
     tolerance = _exact(judging.policy.get("tolerance", 0))
-    before, record = baseline[name].values, judging.candidate[name]
-    after, silent = {}, 0
-    for measure in record.values:
-        judged = before[measure] is not None
-        after[measure], runs = _counted(judging, record, measure, judged)
-        silent = max(silent, runs)
-    worse, held = [], True
+    before, record = judging.baseline[name].values, judging.candidate[name]
+    after, worse, held, silent = {}, [], True, 0
     for measure, old in before.items():
-        new = after[measure]
+        new, runs = _counted(judging, record, measure, old is not None)
+        after[measure], silent = new, max(silent, runs)
         if _change(old, new) == "worse":
             fall = _exact(float(old)) - _exact(float(new))
             held = held and fall <= tolerance
-            text = "%s %.2f -> %.2f" % (measure, old, new)
-            if tolerance:  # how far it fell, against how far it may
-                text += (", within %g" % tolerance if fall <= tolerance
-                         else ", down %.2f, more than %g" % (fall, tolerance))
-            worse.append(text)
+            worse.append("%s %.2f -> %.2f" % (measure, old, new))
     detail = _verdict(before, after)
     if worse:  # a 'regressed' or a 'mixed' verdict
         detail += ": " + ", ".join(worse)
+    if worse and tolerance:
+        detail += ", tolerance %g" % tolerance
     if silent:
         detail += " (%s without an answer, each counted as its lowest " \
             "value)" % _plural(silent, "run")
-    return held, (rule, name, detail)
+    return held, detail
 
 
 def _coverage(judging, name):
-    """Return the finding of a critical question with a coverage (else
-    None): it reaches the minimum; no run or no answer covers nothing."""
-    rule, minimum = judging.rule, judging.policy[judging.rule]
-    if name not in judging.candidate:
-        return False, (rule, name, "the candidate did not run it")
-    record = judging.candidate[name]
+    """Return (held, detail) of a critical question that expects claims
+    (else None): its coverage reaches policy["min_coverage"]."""
+    minimum, record = judging.policy["min_coverage"], judging.candidate[name]
     covered, expected = record.counts["covered"], record.counts["expected"]
     coverage, silent = _counted(judging, record, "coverage", expected)
     if coverage is None:
@@ -1773,39 +1758,44 @@ def _coverage(judging, name):
     if silent:
         detail = "coverage %.2f, %s without an answer counted as 0" % (
             coverage, _plural(silent, "run"))
-    return coverage >= minimum, (rule, name, detail + ", minimum %g" % minimum)
+    return coverage >= minimum, detail + ", minimum %g" % minimum
 
 
 def _abstention(judging, name):
-    """Return the finding of a question that must be abstained on, if run
-    with an answer (else None): no claims; silence is no abstention."""
-    if name not in judging.candidate:
-        return False, (judging.rule, name, "the system did not run it")
+    """Return (held, detail) of a question that must be abstained on, if
+    answered (else None): no claims; silence is no abstention."""
     record = judging.candidate[name]
     claims = record.counts["generated"]
     silent = _counted(judging, record, "abstention_correct", True)[1]
     if silent:
-        return False, (judging.rule, name, _plural(silent, "run")
-                       + " without an answer")
+        return False, _plural(silent, "run") + " without an answer"
     if claims is None:
         return None
-    detail = "answered with " + _plural(claims, "claim") if claims \
-        else "abstained"
-    return claims == 0, (judging.rule, name, detail)
+    if claims:
+        return False, "answered with " + _plural(claims, "claim")
+    return True, "abstained"
 
 
 def _question_findings(judging):
-    """Return the findings of the questions a rule lists, by its judge
-    (None: nothing judged), or one unchecked finding if none."""
-    rule, policy = judging.rule, judging.policy
-    if rule == "critical" and judging.baseline is None:
+    """Return the findings of the questions a rule lists, each judged by
+    its function above, or one unchecked finding if none is: a question
+    the candidate did not run is broken."""
+    rule, baseline = judging.rule, judging.baseline
+    if rule == "critical" and baseline is None:
         return [(None, (rule, "", _NO_BASELINE))]
-    # min_coverage holds each critical question to its minimum.
-    names = policy["critical" if rule == "min_coverage" else rule]
     judge = {"critical": _critical, "min_coverage": _coverage,
              "must_abstain": _abstention}[rule]
-    findings = [judge(judging, name) for name in names]
-    findings = [finding for finding in findings if finding is not None]
+    # min_coverage holds each critical question to its minimum.
+    names = judging.policy["critical" if rule == "min_coverage" else rule]
+    findings = []
+    for name in names:
+        found = False, "the candidate did not run it"
+        if rule == "critical" and name not in baseline:
+            found = None, "the baseline did not run it"
+        elif name in judging.candidate:
+            found = judge(judging, name)
+        if found is not None:
+            findings.append((found[0], (rule, name, found[1])))
     why = "lists no question" if not names else _NO_ANSWER
     return findings or [(None, (rule, "", why))]
 
@@ -1956,7 +1946,6 @@ def _check_questions_named(value, field, data, unanswerable):
                            '"must_abstain"]' if not unanswerable else "%s is "
                            "answerable; only an unanswerable question must "
                            "be abstained on", name)
-
 
 
 def _check_setting(kind, value, field, data):
@@ -2133,7 +2122,6 @@ def _by_readings(data, records, judged, systems):
             "accepted": None if None in accepted else all(accepted),
             "strict": strict, "lenient": loose, "depends_on": depends_on,
             "findings": findings}
-
 
 
 def _decisions(data, records, tested):

@@ -2203,7 +2203,7 @@ class Policy(TestCase):
         rows = [(("A", "A"), ([("critical", "launch", "the candidate did not run it", "both"),
                                ("min_coverage", "launch", "the candidate did not run it",
                                 "both"),
-                               ("must_abstain", "region", "the system did not run it",
+                               ("must_abstain", "region", "the candidate did not run it",
                                 "both"),
                                ("must_abstain", "region2", "answered with 1 claim", "both")],
                               [])),
@@ -2251,10 +2251,9 @@ class Policy(TestCase):
             ((critical, {"q": counts()}, {"q": counts()}), [("held", "q", "unchanged")]),
             # tolerance: a critical question may fall by it, and no further.
             ((dict(critical, tolerance=0.5),) + fell, [("held", "q", "regressed: precision "
-             "1.00 -> 0.50, within 0.5, recall 1.00 -> 0.50, within 0.5")]),
+             "1.00 -> 0.50, recall 1.00 -> 0.50, tolerance 0.5")]),
             ((dict(critical, tolerance=0.4),) + fell, [("broken", "q", "regressed: precision "
-             "1.00 -> 0.50, down 0.50, more than 0.4, recall 1.00 -> 0.50, down 0.50, more than "
-             "0.4")]),
+             "1.00 -> 0.50, recall 1.00 -> 0.50, tolerance 0.4")]),
             # min_coverage: each critical question reaches it.
             ((cover(1.0), {"q": counts(supported=0)}),
              [("broken", "q", "coverage 0/1, minimum 1")]),

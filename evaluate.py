@@ -1842,16 +1842,16 @@ def _fell_on_the_slice(measure, judging):
                     "questions with a value)" % (
                         before["mean"], after["mean"], before["averaged"],
                         after["averaged"]))
-    pooled = [_pooled_support([record for record in side.values()
-                               if record.answerable])
-              for side in (judging.baseline, judging.candidate)]
+    if measure != "support":
+        return fell
+    old, new = (_pooled_support([record for record in side.values()
+                                 if record.answerable])
+                for side in (judging.baseline, judging.candidate))
     # Compared exactly: s1 / g1 < s0 / g0.
-    if measure == "support" and pooled[0]["generated"] \
-            and pooled[1]["generated"] and pooled[1]["supported"] \
-            * pooled[0]["generated"] < pooled[0]["supported"] \
-            * pooled[1]["generated"]:
+    if old["generated"] and new["generated"] and new["supported"] \
+            * old["generated"] < old["supported"] * new["generated"]:
         fell.append("pooled support fell, %(supported)d/%(generated)d" %
-                    pooled[0] + " -> %(supported)d/%(generated)d" % pooled[1])
+                    old + " -> %(supported)d/%(generated)d" % new)
     return fell
 
 
@@ -1878,20 +1878,15 @@ def _significance(measure, test, policy):
             p_text(test["min_p"]))
     if not test["earlier_steps_held"] and _p_holds(test, level):
         detail += ": not reached, as an earlier p in Holm's order did not hold"
-    if test["unmatched_runs"]:
-        detail += (": more runs on one side than the other on %d of the "
-                   "questions (unequal runs can favour either side)"
-                   % test["unmatched_runs"])
-    silent = test["silent_questions"]
-    if silent:
-        runs = test["silent_runs"]
-        detail += ": %s the candidate did not run or answer in every run " \
-            "(%s%s) %s" % (_plural(len(silent), "question"), _listed(
-                silent, 60), "; %s without an answer" % _plural(
-                    runs, "run") if runs else "",
-            "count as its lowest value" if policy.get("silence", "lowest")
-            == "lowest" else "are left out, as the policy says")
-    return detail
+    silent, runs = test["silent_questions"], test["silent_runs"]
+    if not silent or policy.get("silence", "lowest") != "lowest":
+        return detail
+    named = _listed(silent, 60)
+    if runs:
+        named += "; %s without an answer" % _plural(runs, "run")
+    return detail + ": %s the candidate did not run or answer in every " \
+        "run (%s) count as its lowest value" % (
+            _plural(len(silent), "question"), named)
 
 
 def _significance_findings(judging):
@@ -1912,9 +1907,6 @@ def _significance_findings(judging):
     detail = _significance(measure, test, judging.policy)
     if fell:
         detail += ": but " + " and ".join(fell)
-    if test["one_sided"]:
-        detail += (": %d questions have a value on one side only, weighed "
-                   "in the slice means" % test["one_sided"])
     return [(held, (rule, "answerable", detail))]
 
 

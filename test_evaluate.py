@@ -3804,9 +3804,9 @@ class RealLogs(DataFileCase):
         self.assertEqual((decided["accepted"], rule), (False, "significance"))
         self.assertIn("support rose: mean +0.50 over 10 of 30 questions, p = 1/512 (exact)",
                       detail)
-        self.assertIn(": but its slice mean fell, 0.50 -> 0.33 (over 10 and 30 questions "
-                      "with a value) and pooled support fell, 10/20 -> 10/30: 20 questions "
-                      "have a value on one side only, weighed in the slice means", detail)
+        self.assertTrue(detail.endswith(": but its slice mean fell, 0.50 -> 0.33 (over 10 and "
+                                        "30 questions with a value) and pooled support fell, "
+                                        "10/20 -> 10/30"), detail)
 
     def test_pooled_support_that_falls_over_as_many_claims_is_read_as_a_fall(self):
         # One claim on q0, three on q1: A 0/1 and 3/3, B 1/1 and 1/3. The means rise,
@@ -3847,17 +3847,16 @@ class RealLogs(DataFileCase):
                          "0.05, Holm's step 1 of 1; one-sided 0.025)")  # no fall read: no rise
         self.assertIn("held significance", text_of(grouped_coverage(8, 0), "--summary"))
 
-    def test_questions_with_more_runs_on_one_side_are_counted_in_the_finding(self):
+    def test_questions_with_more_runs_on_one_side_are_counted_beside_the_decision(self):
         data = counted({"significance": {"metric": "recall", "alpha": 0.05}},
                        HALF_FOUND, SIX_UP)
         twice = {name: dict(runs, B=(runs["B"],) * 2) for name, runs in data["runs"].items()
                  if name in ("q0", "q1")}
         data["runs"] = dict(data["runs"], **twice)
         judged = decision_of(data)["strict"]
-        detail = [finding for finding in judged["held"] if finding[0] == "significance"]
-        self.assertIn("recall rose: mean +0.30 over 10 of 10 questions", str(detail))
-        self.assertIn("more runs on one side than the other on 2 of the questions (unequal "
-                      "runs can favour either side)", str(detail))
+        self.assertEqual((judged["accepted"], judged["significance"]["unmatched_runs"]), (True, 2))
+        self.assertIn("B against A: accepted (more runs on one side on 2 questions)",
+                      text_of(data, "--summary").splitlines())
 
 
 # --- TREC files: demo.py --qrels FILE --run FILE ------------------------------------------

@@ -1658,8 +1658,6 @@ def _comparison(data, records, candidate, tests, decided):
 # slice, detail))], held None where it judged nothing. To add a rule,
 # write its function and its entry.
 
-_PLANS = ("strict", "lenient", "both")  # policy["unresolved"]
-_SILENCES = ("lowest", "skipped")  # policy["silence"]: see _sides()
 _NO_BASELINE = "no baseline to compare with"
 _NO_ANSWER = "no answer judged against labels"
 
@@ -1921,8 +1919,9 @@ def _check_number(value, field, high=1, above_low=False, whole=False):
                        + " 0 to %s, got %s", high, value)
 
 
-def _check_questions_named(value, field, data, unanswerable):
-    """Check a tuple of distinct names of (un)answerable questions."""
+def _check_questions_named(value, field, data, kind):
+    """Check a tuple of distinct names of questions of the kind named:
+    "answerable questions" or "unanswerable questions"."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple of question names, got %s",
                        value)
@@ -1933,18 +1932,19 @@ def _check_questions_named(value, field, data, unanswerable):
         if name in seen:
             raise _invalid(field, "repeated question %s", name)
         seen.add(name)
-        if data.questions[name].answerable == unanswerable:
-            raise _invalid(field, "%s is unanswerable; list it in policy["
-                           '"must_abstain"]' if not unanswerable else "%s is "
-                           "answerable; only an unanswerable question must "
-                           "be abstained on", name)
+        if data.questions[name].answerable != (kind == "answerable "
+                                               "questions"):
+            raise _invalid(field, "%s is not an " + kind[:-1], name)
 
 
 def _check_setting(kind, value, field, data):
-    """Check a rule or setting of a policy, as its kind says it is."""
-    if kind.endswith("questions"):
-        _check_questions_named(value, field, data,
-                               kind == "unanswerable questions")
+    """Check a rule or setting of a policy, as its kind says it is: one of
+    the choices a tuple names, or a kind that _RULES names."""
+    if type(kind) is tuple:
+        if type(value) is not str or value not in kind:
+            raise _invalid(field, "expected one of %s, got %s", kind, value)
+    elif kind.endswith("questions"):
+        _check_questions_named(value, field, data, kind)
     elif kind.endswith("by slice"):  # counts up to 10**9, or shares
         if type(value) is dict:
             _check_keys(value, field)
@@ -1952,18 +1952,14 @@ def _check_setting(kind, value, field, data):
                 or not set(value) <= set(_SLICES):
             raise _invalid(field, "expected a dict with one or both of the "
                            "keys %s, got %s", _SLICES, value)
-        shares = kind == "shares by slice"
+        counts = kind == "counts by slice"
         for part, allowed in value.items():
             _check_number(allowed, "%s['%s']" % (field, part),
-                          high=1 if shares else 10 ** 9, whole=not shares)
-    elif kind in ("a plan", "a treatment"):
-        choices = _PLANS if kind == "a plan" else _SILENCES
-        if type(value) is not str or value not in choices:
-            raise _invalid(field, "expected one of %s, got %s", choices, value)
+                          high=10 ** 9 if counts else 1, whole=counts)
     elif kind == "a test":
         _check_dict_of(value, field, ("metric", "alpha"), 'expected a dict '
                        'with the keys "metric" and "alpha", got %s')
-        tested = tuple(_averaged(MEASURES))
+        tested = tuple(_averaged(data.measures))
         if type(value["metric"]) is not str or value["metric"] not in tested:
             raise _invalid(field + '["metric"]', "expected one of %s, got %s",
                            tested, value["metric"])
@@ -1986,38 +1982,31 @@ _RULES = {
     "unsupported_rate":   ("shares by slice", _budget_findings),
     "significance":       ("a test", _significance_findings),
 }
-_SETTINGS = {"tolerance": "a share", "unresolved": "a plan",
-             "silence": "a treatment"}
-_POLICY_KEYS = tuple(rule for rule, (kind, found) in _RULES.items()
-                     if kind) + tuple(_SETTINGS)
+_SETTINGS = {"tolerance": "a share",  # a fall critical values may take
+             "unresolved": ("strict", "lenient", "both"),  # who decides
+             "silence": ("lowest", "skipped")}  # see _sides()
+_KINDS = {rule: kind for rule, (kind, _) in _RULES.items() if kind}
 
 
 def _check_policy(data):
     """Check the policy of checked data, and each rule it sets."""
-    policy = data.policy
-    rules = str(_POLICY_KEYS[:-len(_SETTINGS)])  # named in full, never cut
+    policy, rules = data.policy, str(tuple(_KINDS))  # in full, never cut
     if type(policy) is not dict:
         raise _invalid("policy", "expected a dict, got %s", policy)
-    _check_keys(policy, "policy", _POLICY_KEYS)
-    for key in policy:
-        if key not in _POLICY_KEYS:
+    _check_keys(policy, "policy", [*_KINDS, *_SETTINGS])
+    for key, value in policy.items():
+        kind = _KINDS.get(key, _SETTINGS.get(key))
+        if kind is None:
             raise _invalid("policy", "unknown rule %s; the rules are " + rules
                            + ", the settings " + str(tuple(_SETTINGS)), key)
-    if not any(key in _RULES for key in policy):
-        raise _invalid("policy", "expected at least one of the rules "
-                       + rules + ", got %s", policy)
-    for key, value in policy.items():
         if key in ("min_coverage", "tolerance") and "critical" not in policy:
             raise _invalid('policy["%s"]' % key, 'applies to the questions of '
                            'policy["critical"], and the policy has none: got '
                            "%s", policy)
-        kind = _RULES[key][0] if key in _RULES else _SETTINGS[key]
         _check_setting(kind, value, 'policy["%s"]' % key, data)
-    metric = policy.get("significance", {}).get("metric")
-    if metric is not None and metric not in data.measures:
-        raise _invalid('policy["significance"]["metric"]', "expected a "
-                       "metric the data measures, got %s: no case has "
-                       + MEASURES[metric]["needs"], metric)
+    if not any(key in _RULES for key in policy):
+        raise _invalid("policy", "expected at least one of the rules "
+                       + rules + ", got %s", policy)
 
 
 def _judged(policy, candidate, baseline, test=None):

@@ -1824,12 +1824,6 @@ def _budget_findings(judging):
     return findings or [(None, (rule, "", _NO_ANSWER))]
 
 
-def _p_holds(test, level):
-    """True when a paired test's p is at most a level (p <= alpha): an
-    exact p as it is, a sampled one by p_upper, so no coin toss decides."""
-    return test["p_upper"] <= level
-
-
 def _fell_on_the_slice(measure, judging):
     """Return how the measure fell beyond the pairs: on its slice mean, or
     for support, on pooled support of the answerable slice."""
@@ -1870,11 +1864,11 @@ def _significance(measure, test, policy):
                   test["steps"], level / 2))
     if test["p"] <= level < test["p_upper"]:
         detail += ": too close to call with %d draws" % test["samples"]
-    elif not _p_holds(test, level) and level < test["min_p"] < 1:
+    elif level < test["p_upper"] and level < test["min_p"] < 1:
         detail += ": its %s can give no p below %s" % (_plural(
             test["wins"] + test["losses"], "moved unit"),
             p_text(test["min_p"]))
-    if not test["earlier_steps_held"] and _p_holds(test, level):
+    if not test["earlier_steps_held"] and test["p_upper"] <= level:
         detail += ": not reached, as an earlier p in Holm's order did not hold"
     silent, runs = test["silent_questions"], test["silent_runs"]
     if not silent or policy.get("silence", "lowest") != "lowest":
@@ -1900,7 +1894,8 @@ def _significance_findings(judging):
                          "value from both: nothing compared"))]
     rose = test["mean"] > 0 and test["question_mean"] > 0
     fell = _fell_on_the_slice(measure, judging) if rose else []
-    held = test["earlier_steps_held"] and _p_holds(test, test["level"]) \
+    # p holds at the level by its bound p_upper: no draw's luck decides.
+    held = test["earlier_steps_held"] and test["p_upper"] <= test["level"] \
         and rose and not fell
     detail = _significance(measure, test, judging.policy)
     if fell:
@@ -2022,7 +2017,7 @@ def _judged(policy, candidate, baseline, test=None):
                 else:
                     (held if holds else broken).append(finding)
     if test and test["questions"] and test["mean"] < 0 \
-            and _p_holds(test, test["level"]):
+            and test["p_upper"] <= test["level"]:
         # A significant fall of the declared measure leads: the gravest.
         broken.sort(key=lambda finding: finding[0] != "significance")
     # Nothing judged, nothing accepted: a policy that judged no rule.
@@ -2045,14 +2040,13 @@ def _significance_tests(policy, tested):
     # same sum, which no draw moves (any order keeps Holm's guarantee; the
     # order by p gives it its power); ties keep the candidates' order.
     held = True
-    order = sorted(tests, key=lambda each: tests[each]["p"]
-                   if tests[each]["method"] == "exact"
-                   else tests[each]["normal_p"])
+    order = sorted(tests, key=lambda each: tests[each][
+        "p" if tests[each]["method"] == "exact" else "normal_p"])
     for step, candidate in enumerate(order, start=1):
         level = alpha / (len(tests) - step + 1)
         tests[candidate] = dict(tests[candidate], level=level, step=step,
                                 steps=len(tests), earlier_steps_held=held)
-        held = held and _p_holds(tests[candidate], level)
+        held = held and tests[candidate]["p_upper"] <= level
     return tests
 
 
@@ -2121,7 +2115,6 @@ def _decisions(data, records, tested):
     return {system: _by_readings(data, records, judged[system],
                                  {systems[0], system})
             for system in systems}
-
 
 
 # --- One report ------------------------------------------------------------

@@ -1652,11 +1652,8 @@ def _comparison(data, records, candidate, tests, decided):
 
 # --- Deciding --------------------------------------------------------------
 # A policy is written with the labels, before any run is seen, and a system
-# is accepted by it, not by whichever average looks best afterwards. A rule
-# is one entry of _RULES: the kind of its setting (None: always on) and its
-# findings, a function of a _Judging giving [(held, (rule, question or
-# slice, detail))], held None where it judged nothing. To add a rule,
-# write its function and its entry.
+# is accepted by it, not by whichever average looks best afterwards. To add
+# a rule, write its findings function and its entry in _RULES.
 
 _NO_BASELINE = "no baseline to compare with"
 _NO_ANSWER = "no answer judged against labels"
@@ -1699,8 +1696,7 @@ def _counted(judging, record, measure, judged):
 
 def _disclosure_findings(judging):
     """Whatever the policy says, a question on which a system disclosed a
-    restricted document is broken: no accuracy and no rule can excuse
-    showing a document to someone who may not see it."""
+    restricted document is broken: no accuracy excuses it."""
     disclosed = {name: record.counts["disclosed"]
                  for name, record in judging.candidate.items()}
     return [(False, (judging.rule, name, _plural(count, "restricted document")
@@ -1719,15 +1715,15 @@ def _comparison_findings(judging):
 
 
 def _critical(judging, name):
-    """Return (held, detail) of a critical question both ran: no value the
-    baseline judged fell below its by more than policy["tolerance"] (0
-    without it), as the fractions they stand for."""
+    """Return (held, detail) of a critical question both ran: no value fell
+    below the baseline's by more than policy["tolerance"] (0 without it),
+    as the fractions they stand for; silence as _counted() counts it."""
     tolerance = _exact(judging.policy.get("tolerance", 0))
     before, record = judging.baseline[name].values, judging.candidate[name]
-    after, worse, held, silent = {}, [], True, 0
+    after, worse, held = {}, [], True
     for measure, old in before.items():
-        new, runs = _counted(judging, record, measure, old is not None)
-        after[measure], silent = new, max(silent, runs)
+        new = _counted(judging, record, measure, old is not None)[0]
+        after[measure] = new
         if _change(old, new) == "worse":
             fall = _exact(float(old)) - _exact(float(new))
             held = held and fall <= tolerance
@@ -1737,9 +1733,6 @@ def _critical(judging, name):
         detail += ": " + ", ".join(worse)
     if worse and tolerance:
         detail += ", tolerance %g" % tolerance
-    if silent:
-        detail += " (%s without an answer, each counted as its lowest " \
-            "value)" % _plural(silent, "run")
     return held, detail
 
 
@@ -1803,12 +1796,12 @@ def _budget_findings(judging):
     a count (unsupported_budget) or a share of claims (unsupported_rate)."""
     rule, findings = judging.rule, []
     for part in _SLICES:
+        allowed = judging.policy[rule].get(part)
         judged = [record.counts for record in judging.candidate.values()
                   if record.answerable == (part == "answerable")
                   and record.counts["supported"] is not None]
-        if part not in judging.policy[rule] or not judged:
+        if allowed is None or not judged:
             continue
-        allowed = judging.policy[rule][part]
         generated = sum(counts["generated"] for counts in judged)
         unsupported = generated - sum(counts["supported"]
                                       for counts in judged)
@@ -1870,15 +1863,12 @@ def _significance(measure, test, policy):
             p_text(test["min_p"]))
     if not test["earlier_steps_held"] and test["p_upper"] <= level:
         detail += ": not reached, as an earlier p in Holm's order did not hold"
-    silent, runs = test["silent_questions"], test["silent_runs"]
-    if not silent or policy.get("silence", "lowest") != "lowest":
-        return detail
-    named = _listed(silent, 60)
-    if runs:
-        named += "; %s without an answer" % _plural(runs, "run")
-    return detail + ": %s the candidate did not run or answer in every " \
-        "run (%s) count as its lowest value" % (
-            _plural(len(silent), "question"), named)
+    silent = test["silent_questions"]
+    if silent and policy.get("silence", "lowest") == "lowest":
+        detail += ": %s the candidate did not run or answer in every run " \
+            "(%s) count as its lowest value" % (
+                _plural(len(silent), "question"), _listed(silent, 60))
+    return detail
 
 
 def _significance_findings(judging):
@@ -1954,19 +1944,19 @@ def _check_setting(kind, value, field, data):
     elif kind == "a test":
         _check_dict_of(value, field, ("metric", "alpha"), 'expected a dict '
                        'with the keys "metric" and "alpha", got %s')
-        tested = tuple(_averaged(data.measures))
-        if type(value["metric"]) is not str or value["metric"] not in tested:
-            raise _invalid(field + '["metric"]', "expected one of %s, got %s",
-                           tested, value["metric"])
+        _check_setting(tuple(_averaged(data.measures)), value["metric"],
+                       field + '["metric"]', data)  # a measure it tests
         _check_number(value["alpha"], field + '["alpha"]', high=0.5,
                       above_low=True)
     else:  # a share
         _check_number(value, field)
 
 
-# rule: (the kind of its setting, its findings), in the order a decision
-# lists what they break, the gravest first: a significant fall of the
-# declared measure comes before them all (see _judged()).
+# rule: (the kind of its setting, None: always on; its findings, a function
+# of a _Judging giving [(held, (rule, question or slice, detail))], held
+# None where nothing is judged), in the order a decision lists what they
+# break, the gravest first, after a significant fall of the declared
+# measure (see _judged()).
 _RULES = {
     "disclosure":         (None, _disclosure_findings),
     "comparison":         (None, _comparison_findings),
@@ -2034,11 +2024,10 @@ def _significance_tests(policy, tested):
     alpha = policy["significance"]["alpha"]
     tests = {candidate: by_measure[measure]
              for candidate, by_measure in tested.items()}
-    # Holm's step-down method: the i-th smallest of m p values is compared
-    # with alpha / (m - i + 1); from the first that does not hold, none
-    # after it holds. A sampled p is ordered by the normal law's p of the
-    # same sum, which no draw moves (any order keeps Holm's guarantee; the
-    # order by p gives it its power); ties keep the candidates' order.
+    # Holm's step-down method: the i-th smallest of m p values is held to
+    # alpha / (m - i + 1), and none after the first that fails. A sampled p
+    # is ordered by normal_p, which no draw moves (any order keeps Holm's
+    # guarantee; the order by p gives it power); ties keep their order.
     held = True
     order = sorted(tests, key=lambda each: tests[each][
         "p" if tests[each]["method"] == "exact" else "normal_p"])

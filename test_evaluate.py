@@ -3680,10 +3680,10 @@ class RealLogs(DataFileCase):
             ("CE2, questions not run", ten, lambda i: (half, full) if i < 6 else (full,),
              test, "(q6, q7, q8, q9)"),
             ("CE3, answers withheld", ten, lambda i: (half, full) if i < 6 else (full, none),
-             test, "(q6, q7, q8, q9; 4 runs without an answer)"),
+             test, "4 questions the candidate did not run or answer in every run (q6, q7, q8, q9)"),
             ("CE4, repeated runs unanswered", ten[:6], lambda i: ([half] * 3,
                                                                  [full, none, none]),
-             test, "(q0, q1, q2, q3, q4, q5; 12 runs without an answer)")]
+             test, "(q0, q1, q2, q3, q4, q5) count as its lowest value")]
         for name, questions, runs, policy, named in rows:
             data = {"systems": ["A", "B"], "policy": policy,
                     "cases": dict.fromkeys(questions, {"relevant": ["d"],

@@ -1910,16 +1910,14 @@ def _check_questions_named(value, field, data, kind):
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple of question names, got %s",
                        value)
-    seen = set()
     for name in value:
         if type(name) is not str or name not in data.questions:
             raise _invalid(field, "no question named %s", name)
-        if name in seen:
-            raise _invalid(field, "repeated question %s", name)
-        seen.add(name)
         if data.questions[name].answerable != (kind == "answerable "
                                                "questions"):
             raise _invalid(field, "%s is not an " + kind[:-1], name)
+    if len(set(value)) < len(value):
+        raise _invalid(field, "expected distinct names, got %s", value)
 
 
 def _check_setting(kind, value, field, data):

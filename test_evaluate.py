@@ -2484,7 +2484,7 @@ class Policy(TestCase):
             ("critical", ("p",), "no question named 'p'"),
             ("critical", (Str("q"),), "no question named 'q'"),
             ("critical", (["q"],), "no question named ['q']"),
-            ("critical", ("q", "q"), "repeated question 'q'"),
+            ("critical", ("q", "q"), "expected distinct names, got ('q', 'q')"),
             ("critical", ("r",), "'r' is not an answerable question"),
             ("must_abstain", "r", "expected a tuple of question names, got 'r'"),
             ("must_abstain", ("s",), "no question named 's'"),

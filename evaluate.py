@@ -2018,9 +2018,8 @@ def _significance_tests(policy, tested):
     """Return {candidate: its declared test, with its Holm level}, or {}."""
     if "significance" not in policy:
         return {}
-    measure = policy["significance"]["metric"]
-    alpha = policy["significance"]["alpha"]
-    tests = {candidate: by_measure[measure]
+    declared = policy["significance"]  # {metric, alpha}
+    tests = {candidate: by_measure[declared["metric"]]
              for candidate, by_measure in tested.items()}
     # Holm's step-down method: the i-th smallest of m p values is held to
     # alpha / (m - i + 1), and none after the first that fails. A sampled p
@@ -2030,7 +2029,7 @@ def _significance_tests(policy, tested):
     order = sorted(tests, key=lambda each: tests[each][
         "p" if tests[each]["method"] == "exact" else "normal_p"])
     for step, candidate in enumerate(order, start=1):
-        level = alpha / (len(tests) - step + 1)
+        level = declared["alpha"] / (len(tests) - step + 1)
         tests[candidate] = dict(tests[candidate], level=level, step=step,
                                 steps=len(tests), earlier_steps_held=held)
         held = held and tests[candidate]["p_upper"] <= level

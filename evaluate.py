@@ -1628,14 +1628,9 @@ def _comparison(data, records, candidate, tests, decided):
 
 # --- Deciding --------------------------------------------------------------
 # A policy is written with the labels, before any run is seen, and a system
-# is accepted by it, not by whichever average looks best afterwards. A rule
-# is one entry of _RULES: the kind of its setting (None: always on) and its
-# findings, a function of a _Judging giving [(held, (rule, question or
-# slice, detail))], held None where it judged nothing. To add a rule,
-# write its function and its entry.
+# is accepted by it, not by whichever average looks best afterwards. To add
+# a rule, write its findings function and its entry in _RULES.
 
-_PLANS = ("strict", "lenient", "both")  # policy["unresolved"]
-_SILENCES = ("lowest", "skipped")  # policy["silence"]: see _sides()
 _NO_BASELINE = "no baseline to compare with"
 _NO_ANSWER = "no answer judged against labels"
 
@@ -1677,8 +1672,7 @@ def _counted(judging, record, measure, judged):
 
 def _disclosure_findings(judging):
     """Whatever the policy says, a question on which a system disclosed a
-    restricted document is broken: no accuracy and no rule can excuse
-    showing a document to someone who may not see it."""
+    restricted document is broken: no accuracy excuses it."""
     disclosed = {name: record.counts["disclosed"]
                  for name, record in judging.candidate.items()}
     return [(False, (judging.rule, name, _plural(count, "restricted document")
@@ -1697,49 +1691,31 @@ def _comparison_findings(judging):
 
 
 def _critical(judging, name):
-    """Return the finding of one critical question: no judged value fell
+    """Return (held, detail) of a critical question both ran: no value fell
     below the baseline's by more than policy["tolerance"] (0 without it),
-    as the fractions they stand for; a question the candidate did not run
-    is broken, one it made no answer to counts as its lowest values."""
-    rule, baseline = judging.rule, judging.baseline
-    if name not in baseline or name not in judging.candidate:
-        held = None if name not in baseline else False
-        ran = "the baseline" if name not in baseline else "the candidate"
-        return held, (rule, name, ran + " did not run it")
+    as the fractions they stand for; silence as _counted() counts it."""
     tolerance = _exact(judging.policy.get("tolerance", 0))
-    before, record = baseline[name].values, judging.candidate[name]
-    after, silent = {}, 0
-    for measure in record.values:
-        judged = before[measure] is not None
-        after[measure], runs = _counted(judging, record, measure, judged)
-        silent = max(silent, runs)
-    worse, held = [], True
+    before, record = judging.baseline[name].values, judging.candidate[name]
+    after, worse, held = {}, [], True
     for measure, old in before.items():
-        new = after[measure]
+        new = _counted(judging, record, measure, old is not None)[0]
+        after[measure] = new
         if _change(old, new) == "worse":
             fall = _exact(float(old)) - _exact(float(new))
             held = held and fall <= tolerance
-            text = "%s %.2f -> %.2f" % (measure, old, new)
-            if tolerance:  # how far it fell, against how far it may
-                text += (", within %g" % tolerance if fall <= tolerance
-                         else ", down %.2f, more than %g" % (fall, tolerance))
-            worse.append(text)
+            worse.append("%s %.2f -> %.2f" % (measure, old, new))
     detail = _verdict(before, after)
     if worse:  # a 'regressed' or a 'mixed' verdict
         detail += ": " + ", ".join(worse)
-    if silent:
-        detail += " (%s without an answer, each counted as its lowest " \
-            "value)" % _plural(silent, "run")
-    return held, (rule, name, detail)
+    if worse and tolerance:
+        detail += ", tolerance %g" % tolerance
+    return held, detail
 
 
 def _coverage(judging, name):
-    """Return the finding of a critical question with a coverage (else
-    None): it reaches the minimum; no run or no answer covers nothing."""
-    rule, minimum = judging.rule, judging.policy[judging.rule]
-    if name not in judging.candidate:
-        return False, (rule, name, "the candidate did not run it")
-    record = judging.candidate[name]
+    """Return (held, detail) of a critical question that expects claims
+    (else None): its coverage reaches policy["min_coverage"]."""
+    minimum, record = judging.policy["min_coverage"], judging.candidate[name]
     covered, expected = record.counts["covered"], record.counts["expected"]
     coverage, silent = _counted(judging, record, "coverage", expected)
     if coverage is None:
@@ -1749,39 +1725,44 @@ def _coverage(judging, name):
     if silent:
         detail = "coverage %.2f, %s without an answer counted as 0" % (
             coverage, _plural(silent, "run"))
-    return coverage >= minimum, (rule, name, detail + ", minimum %g" % minimum)
+    return coverage >= minimum, detail + ", minimum %g" % minimum
 
 
 def _abstention(judging, name):
-    """Return the finding of a question that must be abstained on, if run
-    with an answer (else None): no claims; silence is no abstention."""
-    if name not in judging.candidate:
-        return False, (judging.rule, name, "the system did not run it")
+    """Return (held, detail) of a question that must be abstained on, if
+    answered (else None): no claims; silence is no abstention."""
     record = judging.candidate[name]
     claims = record.counts["generated"]
     silent = _counted(judging, record, "abstention_correct", True)[1]
     if silent:
-        return False, (judging.rule, name, _plural(silent, "run")
-                       + " without an answer")
+        return False, _plural(silent, "run") + " without an answer"
     if claims is None:
         return None
-    detail = "answered with " + _plural(claims, "claim") if claims \
-        else "abstained"
-    return claims == 0, (judging.rule, name, detail)
+    if claims:
+        return False, "answered with " + _plural(claims, "claim")
+    return True, "abstained"
 
 
 def _question_findings(judging):
-    """Return the findings of the questions a rule lists, by its judge
-    (None: nothing judged), or one unchecked finding if none."""
-    rule, policy = judging.rule, judging.policy
-    if rule == "critical" and judging.baseline is None:
+    """Return the findings of the questions a rule lists, each judged by
+    its function above, or one unchecked finding if none is: a question
+    the candidate did not run is broken."""
+    rule, baseline = judging.rule, judging.baseline
+    if rule == "critical" and baseline is None:
         return [(None, (rule, "", _NO_BASELINE))]
-    # min_coverage holds each critical question to its minimum.
-    names = policy["critical" if rule == "min_coverage" else rule]
     judge = {"critical": _critical, "min_coverage": _coverage,
              "must_abstain": _abstention}[rule]
-    findings = [judge(judging, name) for name in names]
-    findings = [finding for finding in findings if finding is not None]
+    # min_coverage holds each critical question to its minimum.
+    names = judging.policy["critical" if rule == "min_coverage" else rule]
+    findings = []
+    for name in names:
+        found = False, "the candidate did not run it"
+        if rule == "critical" and name not in baseline:
+            found = None, "the baseline did not run it"
+        elif name in judging.candidate:
+            found = judge(judging, name)
+        if found is not None:
+            findings.append((found[0], (rule, name, found[1])))
     why = "lists no question" if not names else _NO_ANSWER
     return findings or [(None, (rule, "", why))]
 
@@ -1791,12 +1772,12 @@ def _budget_findings(judging):
     a count (unsupported_budget) or a share of claims (unsupported_rate)."""
     rule, findings = judging.rule, []
     for part in _SLICES:
+        allowed = judging.policy[rule].get(part)
         judged = [record.counts for record in judging.candidate.values()
                   if record.answerable == (part == "answerable")
                   and record.counts["supported"] is not None]
-        if part not in judging.policy[rule] or not judged:
+        if allowed is None or not judged:
             continue
-        allowed = judging.policy[rule][part]
         generated = sum(counts["generated"] for counts in judged)
         unsupported = generated - sum(counts["supported"]
                                       for counts in judged)
@@ -1812,12 +1793,6 @@ def _budget_findings(judging):
     return findings or [(None, (rule, "", _NO_ANSWER))]
 
 
-def _p_holds(test, level):
-    """True when a paired test's p is at most a level (p <= alpha): an
-    exact p as it is, a sampled one by p_upper, so no coin toss decides."""
-    return test["p_upper"] <= level
-
-
 def _fell_on_the_slice(measure, judging):
     """Return how the measure fell beyond the pairs: on its slice mean, or
     for support, on pooled support of the answerable slice."""
@@ -1828,16 +1803,16 @@ def _fell_on_the_slice(measure, judging):
                     "questions with a value)" % (
                         before["mean"], after["mean"], before["averaged"],
                         after["averaged"]))
-    pooled = [_pooled_support([record for record in side.values()
-                               if record.answerable])
-              for side in (judging.baseline, judging.candidate)]
+    if measure != "support":
+        return fell
+    old, new = (_pooled_support([record for record in side.values()
+                                 if record.answerable])
+                for side in (judging.baseline, judging.candidate))
     # Compared exactly: s1 / g1 < s0 / g0.
-    if measure == "support" and pooled[0]["generated"] \
-            and pooled[1]["generated"] and pooled[1]["supported"] \
-            * pooled[0]["generated"] < pooled[0]["supported"] \
-            * pooled[1]["generated"]:
+    if old["generated"] and new["generated"] and new["supported"] \
+            * old["generated"] < old["supported"] * new["generated"]:
         fell.append("pooled support fell, %(supported)d/%(generated)d" %
-                    pooled[0] + " -> %(supported)d/%(generated)d" % pooled[1])
+                    old + " -> %(supported)d/%(generated)d" % new)
     return fell
 
 
@@ -1858,25 +1833,17 @@ def _significance(measure, test, policy):
                   test["steps"], level / 2))
     if test["p"] <= level < test["p_upper"]:
         detail += ": too close to call with %d draws" % test["samples"]
-    elif not _p_holds(test, level) and level < test["min_p"] < 1:
+    elif level < test["p_upper"] and level < test["min_p"] < 1:
         detail += ": its %s can give no p below %s" % (_plural(
             test["wins"] + test["losses"], "moved unit"),
             p_text(test["min_p"]))
-    if not test["earlier_steps_held"] and _p_holds(test, level):
+    if not test["earlier_steps_held"] and test["p_upper"] <= level:
         detail += ": not reached, as an earlier p in Holm's order did not hold"
-    if test["unmatched_runs"]:
-        detail += (": more runs on one side than the other on %d of the "
-                   "questions (unequal runs can favour either side)"
-                   % test["unmatched_runs"])
     silent = test["silent_questions"]
-    if silent:
-        runs = test["silent_runs"]
+    if silent and policy.get("silence", "lowest") == "lowest":
         detail += ": %s the candidate did not run or answer in every run " \
-            "(%s%s) %s" % (_plural(len(silent), "question"), _listed(
-                silent, 60), "; %s without an answer" % _plural(
-                    runs, "run") if runs else "",
-            "count as its lowest value" if policy.get("silence", "lowest")
-            == "lowest" else "are left out, as the policy says")
+            "(%s) count as its lowest value" % (
+                _plural(len(silent), "question"), _listed(silent, 60))
     return detail
 
 
@@ -1893,14 +1860,12 @@ def _significance_findings(judging):
                          "value from both: nothing compared"))]
     rose = test["mean"] > 0 and test["question_mean"] > 0
     fell = _fell_on_the_slice(measure, judging) if rose else []
-    held = test["earlier_steps_held"] and _p_holds(test, test["level"]) \
+    # p holds at the level by its bound p_upper: no draw's luck decides.
+    held = test["earlier_steps_held"] and test["p_upper"] <= test["level"] \
         and rose and not fell
     detail = _significance(measure, test, judging.policy)
     if fell:
         detail += ": but " + " and ".join(fell)
-    if test["one_sided"]:
-        detail += (": %d questions have a value on one side only, weighed "
-                   "in the slice means" % test["one_sided"])
     return [(held, (rule, "answerable", detail))]
 
 
@@ -1915,31 +1880,30 @@ def _check_number(value, field, high=1, above_low=False, whole=False):
                        + " 0 to %s, got %s", high, value)
 
 
-def _check_questions_named(value, field, data, unanswerable):
-    """Check a tuple of distinct names of (un)answerable questions."""
+def _check_questions_named(value, field, data, kind):
+    """Check a tuple of distinct names of questions of the kind named:
+    "answerable questions" or "unanswerable questions"."""
     if type(value) is not tuple:
         raise _invalid(field, "expected a tuple of question names, got %s",
                        value)
-    seen = set()
     for name in value:
         if type(name) is not str or name not in data.questions:
             raise _invalid(field, "no question named %s", name)
-        if name in seen:
-            raise _invalid(field, "repeated question %s", name)
-        seen.add(name)
-        if data.questions[name].answerable == unanswerable:
-            raise _invalid(field, "%s is unanswerable; list it in policy["
-                           '"must_abstain"]' if not unanswerable else "%s is "
-                           "answerable; only an unanswerable question must "
-                           "be abstained on", name)
-
+        if data.questions[name].answerable != (kind == "answerable "
+                                               "questions"):
+            raise _invalid(field, "%s is not an " + kind[:-1], name)
+    if len(set(value)) < len(value):
+        raise _invalid(field, "expected distinct names, got %s", value)
 
 
 def _check_setting(kind, value, field, data):
-    """Check a rule or setting of a policy, as its kind says it is."""
-    if kind.endswith("questions"):
-        _check_questions_named(value, field, data,
-                               kind == "unanswerable questions")
+    """Check a rule or setting of a policy, as its kind says it is: one of
+    the choices a tuple names, or a kind that _RULES names."""
+    if type(kind) is tuple:
+        if type(value) is not str or value not in kind:
+            raise _invalid(field, "expected one of %s, got %s", kind, value)
+    elif kind.endswith("questions"):
+        _check_questions_named(value, field, data, kind)
     elif kind.endswith("by slice"):  # counts up to 10**9, or shares
         if type(value) is dict:
             _check_keys(value, field)
@@ -1947,30 +1911,26 @@ def _check_setting(kind, value, field, data):
                 or not set(value) <= set(_SLICES):
             raise _invalid(field, "expected a dict with one or both of the "
                            "keys %s, got %s", _SLICES, value)
-        shares = kind == "shares by slice"
+        counts = kind == "counts by slice"
         for part, allowed in value.items():
             _check_number(allowed, "%s['%s']" % (field, part),
-                          high=1 if shares else 10 ** 9, whole=not shares)
-    elif kind in ("a plan", "a treatment"):
-        choices = _PLANS if kind == "a plan" else _SILENCES
-        if type(value) is not str or value not in choices:
-            raise _invalid(field, "expected one of %s, got %s", choices, value)
+                          high=10 ** 9 if counts else 1, whole=counts)
     elif kind == "a test":
         _check_dict_of(value, field, ("metric", "alpha"), 'expected a dict '
                        'with the keys "metric" and "alpha", got %s')
-        tested = tuple(_averaged(MEASURES))
-        if type(value["metric"]) is not str or value["metric"] not in tested:
-            raise _invalid(field + '["metric"]', "expected one of %s, got %s",
-                           tested, value["metric"])
+        _check_setting(tuple(_averaged(data.measures)), value["metric"],
+                       field + '["metric"]', data)  # a measure it tests
         _check_number(value["alpha"], field + '["alpha"]', high=0.5,
                       above_low=True)
     else:  # a share
         _check_number(value, field)
 
 
-# rule: (the kind of its setting, its findings), in the order a decision
-# lists what they break, the gravest first: a significant fall of the
-# declared measure comes before them all (see _judged()).
+# rule: (the kind of its setting, None: always on; its findings, a function
+# of a _Judging giving [(held, (rule, question or slice, detail))], held
+# None where nothing is judged), in the order a decision lists what they
+# break, the gravest first, after a significant fall of the declared
+# measure (see _judged()).
 _RULES = {
     "disclosure":         (None, _disclosure_findings),
     "comparison":         (None, _comparison_findings),
@@ -1981,38 +1941,31 @@ _RULES = {
     "unsupported_rate":   ("shares by slice", _budget_findings),
     "significance":       ("a test", _significance_findings),
 }
-_SETTINGS = {"tolerance": "a share", "unresolved": "a plan",
-             "silence": "a treatment"}
-_POLICY_KEYS = tuple(rule for rule, (kind, found) in _RULES.items()
-                     if kind) + tuple(_SETTINGS)
+_SETTINGS = {"tolerance": "a share",  # a fall critical values may take
+             "unresolved": ("strict", "lenient", "both"),  # who decides
+             "silence": ("lowest", "skipped")}  # see _sides()
+_KINDS = {rule: kind for rule, (kind, _) in _RULES.items() if kind}
 
 
 def _check_policy(data):
     """Check the policy of checked data, and each rule it sets."""
-    policy = data.policy
-    rules = str(_POLICY_KEYS[:-len(_SETTINGS)])  # named in full, never cut
+    policy, rules = data.policy, str(tuple(_KINDS))  # in full, never cut
     if type(policy) is not dict:
         raise _invalid("policy", "expected a dict, got %s", policy)
-    _check_keys(policy, "policy", _POLICY_KEYS)
-    for key in policy:
-        if key not in _POLICY_KEYS:
+    _check_keys(policy, "policy", [*_KINDS, *_SETTINGS])
+    for key, value in policy.items():
+        kind = _KINDS.get(key, _SETTINGS.get(key))
+        if kind is None:
             raise _invalid("policy", "unknown rule %s; the rules are " + rules
                            + ", the settings " + str(tuple(_SETTINGS)), key)
-    if not any(key in _RULES for key in policy):
-        raise _invalid("policy", "expected at least one of the rules "
-                       + rules + ", got %s", policy)
-    for key, value in policy.items():
         if key in ("min_coverage", "tolerance") and "critical" not in policy:
             raise _invalid('policy["%s"]' % key, 'applies to the questions of '
                            'policy["critical"], and the policy has none: got '
                            "%s", policy)
-        kind = _RULES[key][0] if key in _RULES else _SETTINGS[key]
         _check_setting(kind, value, 'policy["%s"]' % key, data)
-    metric = policy.get("significance", {}).get("metric")
-    if metric is not None and metric not in data.measures:
-        raise _invalid('policy["significance"]["metric"]', "expected a "
-                       "metric the data measures, got %s: no case has "
-                       + MEASURES[metric]["needs"], metric)
+    if not any(key in _RULES for key in policy):
+        raise _invalid("policy", "expected at least one of the rules "
+                       + rules + ", got %s", policy)
 
 
 def _judged(policy, candidate, baseline, test=None):
@@ -2028,7 +1981,7 @@ def _judged(policy, candidate, baseline, test=None):
                 else:
                     (held if holds else broken).append(finding)
     if test and test["questions"] and test["mean"] < 0 \
-            and _p_holds(test, test["level"]):
+            and test["p_upper"] <= test["level"]:
         # A significant fall of the declared measure leads: the gravest.
         broken.sort(key=lambda finding: finding[0] != "significance")
     # Nothing judged, nothing accepted: a policy that judged no rule.
@@ -2041,24 +1994,21 @@ def _significance_tests(policy, tested):
     """Return {candidate: its declared test, with its Holm level}, or {}."""
     if "significance" not in policy:
         return {}
-    measure = policy["significance"]["metric"]
-    alpha = policy["significance"]["alpha"]
-    tests = {candidate: by_measure[measure]
+    declared = policy["significance"]  # {metric, alpha}
+    tests = {candidate: by_measure[declared["metric"]]
              for candidate, by_measure in tested.items()}
-    # Holm's step-down method: the i-th smallest of m p values is compared
-    # with alpha / (m - i + 1); from the first that does not hold, none
-    # after it holds. A sampled p is ordered by the normal law's p of the
-    # same sum, which no draw moves (any order keeps Holm's guarantee; the
-    # order by p gives it its power); ties keep the candidates' order.
+    # Holm's step-down method: the i-th smallest of m p values is held to
+    # alpha / (m - i + 1), and none after the first that fails. A sampled p
+    # is ordered by normal_p, which no draw moves (any order keeps Holm's
+    # guarantee; the order by p gives it power); ties keep their order.
     held = True
-    order = sorted(tests, key=lambda each: tests[each]["p"]
-                   if tests[each]["method"] == "exact"
-                   else tests[each]["normal_p"])
+    order = sorted(tests, key=lambda each: tests[each][
+        "p" if tests[each]["method"] == "exact" else "normal_p"])
     for step, candidate in enumerate(order, start=1):
-        level = alpha / (len(tests) - step + 1)
+        level = declared["alpha"] / (len(tests) - step + 1)
         tests[candidate] = dict(tests[candidate], level=level, step=step,
                                 steps=len(tests), earlier_steps_held=held)
-        held = held and _p_holds(tests[candidate], level)
+        held = held and tests[candidate]["p_upper"] <= level
     return tests
 
 
@@ -2111,7 +2061,6 @@ def _by_readings(data, records, judged, systems):
             "findings": findings}
 
 
-
 def _decisions(data, records, tested):
     """Return the decision on each system: the baseline judged alone, each
     candidate against it, with the paired tests of _tested()."""
@@ -2128,7 +2077,6 @@ def _decisions(data, records, tested):
     return {system: _by_readings(data, records, judged[system],
                                  {systems[0], system})
             for system in systems}
-
 
 
 # --- One report ------------------------------------------------------------

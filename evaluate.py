@@ -1209,13 +1209,13 @@ def _upper_bound(hits, draws):
 
 
 def _sign_flip_p(numbers, scale, budget):
-    """Return {p, method, samples, standard_error, p_upper, normal_p} of
-    the two-sided sign-flip test of the units' _scaled() differences, in
-    the order of the units' names, as the budget allows (see _Budget)."""
+    """Return {p, method, samples, p_upper, normal_p} of the two-sided
+    sign-flip test of the units' _scaled() differences, in the order of
+    the units' names, as the budget allows (see _Budget)."""
     from fractions import Fraction
     moved = [number for number in numbers if number]
     found = dict(p=Fraction(1), method="exact", samples=None,
-                 standard_error=0.0, p_upper=Fraction(1), normal_p=1.0)
+                 p_upper=Fraction(1), normal_p=1.0)
     if not moved:
         return found  # every sum is 0, as far as observed
     sizes = [abs(number) for number in moved]
@@ -1233,10 +1233,9 @@ def _sign_flip_p(numbers, scale, budget):
     p = Fraction(1 + extreme, 1 + budget.draws)
     # Hoeffding's bound on the exact p, known without sampling.
     hoeffding = min(1.0, 2 * math.exp(-observed ** 2 / (2 * variance)))
-    error = (float(p) * (1 - float(p)) / budget.draws) ** 0.5
     upper = min(_upper_bound(extreme, budget.draws), hoeffding)
     return dict(found, p=p, method="sampled", samples=budget.draws,
-                standard_error=error, p_upper=upper)
+                p_upper=upper)
 
 
 def _question_value(value, side, name, read):
@@ -1267,16 +1266,12 @@ def _question_value(value, side, name, read):
 
 
 def _p_shown(found):
-    """Return how a test's p reads, as what it is: an exact p, or a sampled
-    one with the bound it is under at 99.9% confidence."""
-    p, upper, draws = found["p"], found["p_upper"], found["samples"]
+    """Return a test's p in words: exact, or sampled with the bound it is
+    under at 99.9% confidence."""
     if found["method"] == "exact":
-        return "p = %s (exact)" % p_text(p)
-    if p * (1 + draws) == 1:  # no draw reached the observed sum
-        return "p <= %.2g (99.9%% bound: none of %d draws reached it)" % (
-            upper, draws)
+        return "p = %s (exact)" % p_text(found["p"])
     return "p = %.2g (sampled, %d draws; p <= %.2g at 99.9%%)" % (
-        p, draws, upper)
+        found["p"], found["samples"], found["p_upper"])
 
 
 def _lowest_p(moved):
@@ -1337,7 +1332,6 @@ def _paired(before, after, groups, runs, budget):
         "min_p": _lowest_p(wins + losses),
         "method": found["method"],
         "samples": found["samples"],
-        "standard_error": found["standard_error"],
         "normal_p": found["normal_p"],
         "unmatched_runs": runs,
     }
@@ -1389,7 +1383,6 @@ def paired_test(before, after, *, groups=None):
                                       and the p in words (see _p_shown())
         min_p                         2**(1 - m), the lowest p m units give
         method, samples               "exact", or "sampled" and its draws
-        standard_error                of a sampled p; 0.0 for an exact one
         normal_p                      the normal law's p of the same sum: it
                                       orders sampled p's in Holm's method
         unmatched_runs                questions whose two sides hold

@@ -1431,33 +1431,26 @@ def _pooled_support(scored):
     return {"supported": supported, "generated": generated, "ratio": ratio}
 
 
-def _abstentions(scored):
-    """Return {correct, total}: the records' judged answers with no claim."""
-    claims = [record.counts["generated"] for record in scored
-              if record.counts["covered"] is not None]
-    return {"correct": claims.count(0), "total": len(claims)}
-
-
 def _slice_means(names, by_system, measures):
     """Return a slice's means: per averaged measure and system, then pooled
-    support, then correct abstentions (None without unanswerables)."""
-    ran = {system: [scored[name] for name in names if name in scored]
-           for system, scored in by_system.items()}
-    means = {}
-    for measure in _averaged(measures):
-        means[measure] = {}
-        for system, records in ran.items():
+    support, then correct abstentions, {correct, total} of the judged
+    answers to unanswerable questions (None without such questions)."""
+    means = {measure: {} for measure in _averaged(measures)}
+    pooled, abstentions, unanswerable = {}, {}, 0
+    for system, scored in by_system.items():
+        records = [scored[name] for name in names if name in scored]
+        for measure in means:
             values = [record.values[measure] for record in records]
             means[measure][system] = _macro_mean(values, len(names))
-    means["pooled_support"] = {system: _pooled_support(records)
-                               for system, records in ran.items()}
-    unanswerable = {system: [record for record in records
-                             if not record.answerable]
-                    for system, records in ran.items()}
-    abstentions = {system: _abstentions(records)
-                   for system, records in unanswerable.items()}
-    means["correct_abstentions"] = (abstentions if any(unanswerable.values())
-                                    else None)
+        pooled[system] = _pooled_support(records)
+        asked = [record for record in records if not record.answerable]
+        claims = [record.counts["generated"] for record in asked
+                  if record.counts["covered"] is not None]
+        abstentions[system] = {"correct": claims.count(0),
+                               "total": len(claims)}
+        unanswerable += len(asked)
+    means["pooled_support"] = pooled
+    means["correct_abstentions"] = abstentions if unanswerable else None
     return means
 
 
@@ -1519,35 +1512,19 @@ def _sides(before, after, names, measure, read, silence):
     return values[0], values[1], unmatched, (silent, silent_runs), moved
 
 
-def _changes(before, after):
-    """Return {case, verdict, moved} of each question both ran, in order:
-    moved, [(measure, before, after, judged)] of each value that changed,
-    judged False where a side is n/a."""
-    changes = []
-    for name in filter(after.__contains__, before):
-        old, new = before[name].values, after[name].values
-        moved = [(measure, old[measure], new[measure],
-                  _change(old[measure], new[measure]) is not None)
-                 for measure in old if old[measure] != new[measure]]
-        changes.append({"case": name, "verdict": _verdict(old, new),
-                        "moved": moved})
-    return changes
-
-
 def _manifest_changes(manifests, systems):
     """Return [(field, before, after)] of each field of the run manifests
     that changed from the first system to the second, or None."""
     if manifests is None:
         return None
     before, after = manifests[systems[0]], manifests[systems[1]]
-    fields = list(before) + [field for field in after if field not in before]
-    return [(field, before.get(field), after.get(field)) for field in fields
-            if field not in _HELD_CONSTANT
-            and before.get(field) != after.get(field)]
+    return [(field, before.get(field), after.get(field))
+            for field in {**before, **after}
+            if before.get(field) != after.get(field)]
 
 
 def _tested(data, records):
-    """Return {reading: {candidate: {measure: paired test}}} from the
+    """Return {reading: {candidate: {measure: paired test}}} against the
     baseline on the answerable slice, in one budget: strictly of each
     averaged measure (past _MAX_TESTED candidates, the declared one),
     leniently of the declared one."""
@@ -1574,8 +1551,6 @@ def _tested(data, records):
     share = min(_MAX_DRAWS, _REPORT_DRAWS // max(moved, 1))
     budget = {"steps": _REPORT_STEPS}
     for tested, measure, (before, after, unmatched, silent, _) in wanted:
-        # The declared test decides: it draws at least _MIN_DRAWS, where
-        # the budget gives less; a test that decides nothing, a fifth.
         least = _MIN_DRAWS if measure in declared else _MIN_DRAWS // 5
         budget["draws"] = max(least, share)
         test = _paired(before, after, data.groups, unmatched, budget)
@@ -1587,15 +1562,24 @@ def _tested(data, records):
 
 
 def _comparison(data, records, candidate, tests, decided):
-    """Return the comparison of a candidate with the baseline, with its
-    floor: the lowest p were every answerable unit both ran to move one
-    way, against alpha of a declared test (else 0.05)."""
+    """Return the comparison of a candidate with the baseline: each
+    question both ran, its verdict and its moved values (measure, before,
+    after, judged: neither n/a); its floor, the lowest p were every
+    answerable unit both ran to move one way, against alpha of a declared
+    test (else 0.05)."""
     systems = (data.systems[0], candidate)
-    changes = _changes(records.strict[systems[0]], records.strict[candidate])
+    before, after = records.strict[systems[0]], records.strict[candidate]
+    changes = []
+    for name in filter(after.__contains__, before):
+        old, new = before[name].values, after[name].values
+        moved = [(measure, old[measure], new[measure],
+                  None not in (old[measure], new[measure]))
+                 for measure in old if old[measure] != new[measure]]
+        changes.append({"case": name, "verdict": _verdict(old, new),
+                        "moved": moved})
     verdicts = [change["verdict"] for change in changes]
-    shared = {change["case"] for change in changes}
     units = _units([name for name in data.slices["answerable"]
-                    if name in shared], data.groups)
+                    if name in before and name in after], data.groups)
     level = (data.policy or {}).get("significance", {}).get(
         "alpha", _FLOOR_LEVEL)
     floor = _lowest_p(units)

@@ -984,17 +984,11 @@ def _records(data):
 
 
 # --- The paired test -------------------------------------------------------
-# paired_test() says how much a few questions can show at all. Values are
-# compared as the exact fractions they stand for; p is found the first of
-# three textbook ways its budget allows (README.md has the table): every
-# sign assignment listed (at most 36 moved units), or counted by sums in a
-# table (the differences share a small unit), both exact; else sampled from
-# a seed the data fixes, with p_upper, a bound the true p is below at 99.9%.
-# The tests of one report, as one paired_test() call, share one budget: 30
-# million steps of exact work (22 million a test; a step is a table cell, a
-# listed sum weighs 8), and 60 million unit-draws: 100,000 draws a test, or
-# fewer when the tests move over 600 units together (1,000 at least for
-# the declared test, 200 for a test that decides nothing).
+# paired_test() compares values as the exact fractions they stand for. Its
+# p is exact, the sign assignments listed or counted by their sums in a
+# table, while a budget of steps allows; else it is sampled from a seed the
+# data fixes, with p_upper, a bound the true p is below at 99.9%. The tests
+# of one report share one budget: {"steps": left, "draws": of this test}.
 
 _LARGEST_FLOAT = 1.7976931348623157e308
 _MAX_DENOMINATOR = 10 ** 6  # 0.3 is read as 3/10, a third as 1/3 ...
@@ -1004,26 +998,17 @@ _MAX_LISTED = 36  # moved units listed: 2 * 2**18 sums, under half a second
 _LISTED_WEIGHT = 8  # steps a listed sum costs, in table cells
 _MAX_COUNTING_STEPS = 22 * 10 ** 6  # steps of one test: about 2 s on 3.8
 _REPORT_STEPS = 30 * 10 ** 6  # exact steps of all a report's tests
-_MAX_DRAWS = 100000  # of one test: p_upper at 99.9% is within 0.0025 of
-#                      p = 0.05, and under 0.00007 when no draw reaches it
-_MIN_DRAWS = 1000  # of a test that decides, whatever the budget
+_MAX_DRAWS = 100000  # of one test: p_upper is within 0.0025 of p = 0.05
+_MIN_DRAWS = 1000  # of a test that decides; a fifth for one that does not
 _REPORT_DRAWS = 60 * 10 ** 6  # unit-draws of all a report's tests
 _CONFIDENCE = 0.999  # of a sampled test's p_upper
 _SEED = 20261202  # with the test's data: the same on every CPython
 
 
-class _Budget(_Record):
-    """What the paired tests of one report may still do: steps of exact
-    work, and the draws each sampled test makes."""
-
-    __slots__ = ("steps", "draws")
-
-
 def _exact(number):
-    """Return the fraction a number stands for: 0.5 is 1/2, 0.3 is 3/10 and
-    1 - 2/3 is 1/3: a float within 64 units in the last place of a fraction
-    whose denominator is at most a million is read as that fraction; any
-    other, as it is."""
+    """Return the fraction a number stands for: a float within 64 units in
+    the last place of a fraction whose denominator is at most a million is
+    that fraction (0.3 is 3/10, 1 - 2/3 is 1/3); any other, its value."""
     from fractions import Fraction  # slow to load: the table needs none
     value = Fraction(number)  # a float's value, exactly
     if value.denominator <= _MAX_DENOMINATOR:
@@ -1040,9 +1025,8 @@ def _exact(number):
 
 
 def _scaled(fractions):
-    """Return (scale, the fractions times scale): whole numbers over their
-    least common denominator, or (None, the fractions) once that needs over
-    2,200 bits."""
+    """Return (their least common denominator, the fractions times it), or
+    (None, the fractions) once it needs over 2,200 bits."""
     scale = 1
     for denominator in {fraction.denominator for fraction in fractions}:
         scale = scale * denominator // math.gcd(scale, denominator)
@@ -1053,9 +1037,8 @@ def _scaled(fractions):
 
 
 def _float_mean(scale, numbers):
-    """Return the mean of _scaled() numbers as a float: exact and rounded
-    once with a scale, else from the floats' sum, a few units in the last
-    place off; an infinity beyond the largest float."""
+    """Return the mean of _scaled() numbers as a float, rounded once (from
+    the floats' sum without a scale); infinite past the largest float."""
     try:
         if scale is None:
             return math.fsum(map(float, numbers)) / len(numbers)
@@ -1073,9 +1056,8 @@ def _subset_sums(sizes):
 
 
 def _listed_count(sizes, limit):
-    """Return how many subsets of sizes add up to at most limit, listing
-    them all: each sum of a subset of one half meets, in the sorted sums
-    of the other half's subsets, those it can join within the limit."""
+    """Return how many subsets of sizes add up to at most limit: each subset
+    sum of one half meets the sorted subset sums of the other half."""
     from bisect import bisect_right
     half = len(sizes) // 2
     low = sorted(_subset_sums(sizes[:half]))
@@ -1097,8 +1079,8 @@ def _counted_count(sizes, limit):
 
 def _exact_p(sizes, observed, budget):
     """Return the exact p of moved units of whole sizes whose signed sum is
-    observed from 0, listed or counted, or None when the budget cannot pay
-    for it (it pays what it costs)."""
+    observed from 0, listed or counted, or None when budget["steps"] cannot
+    pay for it (it pays what it costs)."""
     from fractions import Fraction
     m = len(sizes)
     if not observed:
@@ -1110,22 +1092,20 @@ def _exact_p(sizes, observed, budget):
     listing = _LISTED_WEIGHT * 2 ** (m - m // 2 + 1)
     # (a cell holds a count of up to m bits: each thousand weighs)
     counting = m * (limit + 1) * -(-m // 1000)
-    if m <= _MAX_LISTED and listing <= budget.steps:
-        budget.steps -= listing
+    if m <= _MAX_LISTED and listing <= budget["steps"]:
+        budget["steps"] -= listing
         return Fraction(2 * _listed_count(sizes, limit), 2 ** m)
-    if counting <= min(budget.steps, _MAX_COUNTING_STEPS):
-        budget.steps -= counting
+    if counting <= min(budget["steps"], _MAX_COUNTING_STEPS):
+        budget["steps"] -= counting
         return Fraction(2 * _counted_count(sizes, limit), 2 ** m)
     return None
 
 
 def _plus_parts(units, count, draws):
-    """Return `count` sums of the plus part of random sign assignments of
-    the units, each exact. Of a size that 32 units or more share, as many
-    are plus as a draw of as many random bits has ones (a binomial count).
-    Of the other units, bit i of a draw picks the i-th from the end: the
-    sums of each 8 units' 256 subsets are listed once, so a draw adds one
-    sum a byte, 5 times sooner than unit by unit."""
+    """Return `count` exact sums of the plus parts of random sign
+    assignments of the units. A size 32 units or more share counts once a
+    one bit of a draw of as many bits; of the other units, each byte of a
+    draw picks one of the 256 subset sums of 8 units, listed once."""
     from collections import Counter
     from operator import add
     shared = Counter(units)
@@ -1146,9 +1126,8 @@ def _plus_parts(units, count, draws):
 
 def _sampled_count(sizes, observed, count):
     """Return how many of `count` random sign assignments of the float
-    sizes give a sum at least `observed` from 0, from a seed fixed by the
-    sizes: the same on every run and every CPython, and another for other
-    data (so that the tests of one report err apart)."""
+    sizes give a sum at least `observed` from 0, from a seed the sizes fix:
+    the same on every CPython, another for other data."""
     from random import Random
     # Each size in whole units of 2**-52 of the total, so that every sum is
     # exact. Rounding moves a sum by under 2 units a size: a draw that close
@@ -1163,18 +1142,16 @@ def _sampled_count(sizes, observed, count):
 
 
 def _upper_bound(hits, draws):
-    """Return a bound that the true p is below at _CONFIDENCE, when `hits`
-    of `draws` random assignments reached the observed sum: the p at which
-    Chernoff's bound on so few hits, math.exp(-draws * divergence), falls to
-    1 - _CONFIDENCE (found by halving the interval 60 times)."""
+    """Return the bound the true p is below at _CONFIDENCE when `hits` of
+    `draws` reached the observed sum: the p at which Chernoff's bound on so
+    few hits, exp(-draws * divergence), falls to 1 - _CONFIDENCE."""
     rate, reach = hits / draws, math.log(1 / (1 - _CONFIDENCE)) / draws
     if hits == draws:
         return 1.0
     low, high = rate, 1.0
     for _ in range(60):
         middle = (low + high) / 2
-        # The Kullback-Leibler divergence of a coin of chance middle from
-        # one of chance rate, in nats.
+        # The Kullback-Leibler divergence of coin `middle` from coin `rate`.
         divergence = (1 - rate) * math.log((1 - rate) / (1 - middle))
         divergence += rate * math.log(rate / middle) if rate else 0.0
         if divergence < reach:
@@ -1185,13 +1162,13 @@ def _upper_bound(hits, draws):
 
 
 def _sign_flip_p(numbers, scale, budget):
-    """Return {p, method, samples, standard_error, p_upper, normal_p} of
-    the two-sided sign-flip test of the units' _scaled() differences, in
-    the order of the units' names, as the budget allows (see _Budget)."""
+    """Return {p, method, samples, p_upper, normal_p} of the two-sided
+    sign-flip test of the units' _scaled() differences, in the order of
+    the units' names, as the budget allows."""
     from fractions import Fraction
     moved = [number for number in numbers if number]
     found = dict(p=Fraction(1), method="exact", samples=None,
-                 standard_error=0.0, p_upper=Fraction(1), normal_p=1.0)
+                 p_upper=Fraction(1), normal_p=1.0)
     if not moved:
         return found  # every sum is 0, as far as observed
     sizes = [abs(number) for number in moved]
@@ -1205,74 +1182,76 @@ def _sign_flip_p(numbers, scale, budget):
     if p is not None:
         return dict(found, p=p, p_upper=p)
     # The observed assignment counts as one draw, so p is never 0.
-    extreme = _sampled_count(floats, observed, budget.draws)
-    p = Fraction(1 + extreme, 1 + budget.draws)
+    draws = budget["draws"]
+    extreme = _sampled_count(floats, observed, draws)
     # Hoeffding's bound on the exact p, known without sampling.
     hoeffding = min(1.0, 2 * math.exp(-observed ** 2 / (2 * variance)))
-    error = (float(p) * (1 - float(p)) / budget.draws) ** 0.5
-    upper = min(_upper_bound(extreme, budget.draws), hoeffding)
-    return dict(found, p=p, method="sampled", samples=budget.draws,
-                standard_error=error, p_upper=upper)
+    upper = min(_upper_bound(extreme, draws), hoeffding)
+    return dict(found, p=Fraction(1 + extreme, 1 + draws), method="sampled",
+                samples=draws, p_upper=upper)
 
 
 def _question_value(value, side, name, read):
-    """Return one question's value as a fraction, or None when it is n/a:
-    the mean of its runs, n/a runs skipped. read holds the fraction of each
-    number seen so far. A fault names side[name]."""
+    """Return the mean of a question's runs as a fraction (n/a runs
+    skipped), None when n/a; read caches fractions. Faults name side[name]."""
     runs = value if type(value) is tuple else (value,)
     if not runs or len(runs) > _MAX_RUNS:
         raise _invalid("%s[%s]" % (side, _shown(name)),
                        "expected 1 to %s runs, got %s: %s", _MAX_RUNS,
                        len(runs), value)
-    present = []
-    for run in runs:
-        # An int or a float that a float can hold: NaN fails every
-        # comparison, and an int such as 10**400 is beyond the largest float.
-        number = type(run) in (int, float)
-        if run is not None and not (
-                number and -_LARGEST_FLOAT <= run <= _LARGEST_FLOAT):
+    present = [run for run in runs if run is not None]
+    for run in present:
+        # NaN fails every comparison; an int such as 10**400 is too large.
+        if type(run) not in (int, float) or not (
+                -_LARGEST_FLOAT <= run <= _LARGEST_FLOAT):
             raise _invalid("%s[%s]" % (side, _shown(name)), "expected a "
                            "number, None or a tuple of them, got %s", value)
-        if run is not None:
-            if run not in read:
-                read[run] = _exact(run)
-            present.append(read[run])
+        if run not in read:
+            read[run] = _exact(run)
     if len(present) < 2:
-        return present[0] if present else None  # one run: its own value
-    return sum(present) / len(present)
+        return read[present[0]] if present else None  # its own value
+    return sum(map(read.get, present)) / len(present)
+
+
+def p_text(p, method="exact"):
+    """Return a p as the report's text shows it: an exact p as a short
+    fraction (1/2), any other with two significant digits (0.091, 3.1e-05)."""
+    from fractions import Fraction
+    if type(p) not in (Fraction, int, float) or not 0 <= p <= 1:
+        raise _invalid("p", "expected a number from 0 to 1, got %s", p)
+    if type(method) is not str or method not in ("exact", "sampled"):
+        raise _invalid("method", 'expected "exact" or "sampled", got %s',
+                       method)
+    if method == "exact" and Fraction(p).denominator <= 1000:
+        return str(Fraction(p))
+    return "%.2g" % p if p > 1e-300 else "below 1e-300"
 
 
 def _p_shown(found):
-    """Return how a test's p reads, as what it is: an exact p, or a sampled
-    one with the bound it is under at 99.9% confidence."""
-    p, upper, draws = found["p"], found["p_upper"], found["samples"]
+    """Return a test's p in words: exact, or sampled with the bound it is
+    under at 99.9% confidence."""
     if found["method"] == "exact":
-        return "p = %s (exact)" % p_text(p)
-    if p * (1 + draws) == 1:  # no draw reached the observed sum
-        return "p <= %.2g (99.9%% bound: none of %d draws reached it)" % (
-            upper, draws)
+        return "p = %s (exact)" % p_text(found["p"])
     return "p = %.2g (sampled, %d draws; p <= %.2g at 99.9%%)" % (
-        p, draws, upper)
+        found["p"], found["samples"], found["p_upper"])
 
 
 def _lowest_p(moved):
-    """Return the lowest p that `moved` units can give, 2**(1 - moved): all
-    moved one way."""
+    """Return 2**(1 - moved), the lowest p `moved` units give, or 1."""
     from fractions import Fraction
     return Fraction(2, 2 ** moved) if moved else Fraction(1)
 
 
 def _by_unit(before, after, groups):
-    """Return the differences (after - before) of each unit's questions, a
-    list a unit, in the order of the units: groups, then questions without
-    one, by name. A question n/a on either side is left out."""
+    """Return a list a unit of its questions' differences (after - before),
+    groups first, then questions without one, by name; n/a left out."""
     units, found = {}, {}  # found: the difference of each pair, as they repeat
     for name, old in before.items():
         new = after[name]
         if old is None or new is None:
             continue
-        # By identity: the values live on in before and after, and a
-        # Fraction's own hash is slow on 3.8; _sides() reads each once.
+        # By identity, as the values live on in before and after, and each
+        # number's fraction is read once: a Fraction's hash is slow on 3.8.
         pair = id(old), id(new)
         if pair not in found:
             found[pair] = new - old
@@ -1283,9 +1262,8 @@ def _by_unit(before, after, groups):
 
 
 def _paired(before, after, groups, runs, budget):
-    """Return paired_test() of two dicts of exact values (fractions or None)
-    by question name, groups by question name or None; runs counts the
-    questions whose sides hold different numbers of runs."""
+    """Return paired_test() of two dicts of fractions or None by question
+    name, groups or None; runs counts the questions of unequal runs."""
     units = _by_unit(before, after, groups)
     differences = [unit[0] if len(unit) == 1 else sum(unit) / len(unit)
                    for unit in units]
@@ -1313,15 +1291,14 @@ def _paired(before, after, groups, runs, budget):
         "min_p": _lowest_p(wins + losses),
         "method": found["method"],
         "samples": found["samples"],
-        "standard_error": found["standard_error"],
         "normal_p": found["normal_p"],
         "unmatched_runs": runs,
     }
 
 
 def _check_values(before, after, groups):
-    """Check the inputs of paired_test(): dicts by the same question names,
-    and groups a name or None by question."""
+    """Check paired_test()'s inputs: dicts by before's question names, and
+    in groups, a name or None each."""
     for field, value in (("before", before), ("after", after),
                          ("groups", groups)):
         if field == "groups" and value is None:
@@ -1341,6 +1318,8 @@ def _check_values(before, after, groups):
 def _run_count(value):
     """Return how many runs a question's value holds."""
     return len(value) if type(value) is tuple else 1
+
+
 def paired_test(before, after, *, groups=None):
     """Compare two systems question by question with a paired sign-flip test.
 
@@ -1350,26 +1329,20 @@ def paired_test(before, after, *, groups=None):
     (the turns of a conversation), or to None: the unit is then the group,
     its difference the mean of its questions'.
 
-        questions, left_out           questions compared and left out
-        one_sided                     of those left out, n/a on one side only
-        groups                        units: groups, or questions
-        mean, question_mean           mean difference (after - before) of the
-                                      units, and of the questions
-        wins, ties, losses            units above, equal to, below before
-        p                             two-sided: the share of the 2**m sign
-                                      assignments of the m non-zero unit
-                                      differences whose sum is at least as
-                                      far from 0 as the observed one (or a
-                                      sampled estimate of it)
-        p_upper, p_shown              a bound above p (p itself when exact),
-                                      and the p in words (see _p_shown())
-        min_p                         2**(1 - m), the lowest p m units give
-        method, samples               "exact", or "sampled" and its draws
-        standard_error                of a sampled p; 0.0 for an exact one
-        normal_p                      the normal law's p of the same sum: it
-                                      orders sampled p's in Holm's method
-        unmatched_runs                questions whose two sides hold
-                                      different numbers of runs
+        questions, left_out     questions compared and left out
+        one_sided               of those left out, n/a on one side only
+        groups                  units: groups, or questions
+        mean, question_mean     mean difference (after - before) of the
+                                units, and of the questions
+        wins, ties, losses      units above, equal to, below before
+        p                       two-sided: of the 2**m sign assignments of
+                                the m moved units, the share as far from 0
+                                as observed or farther (exact, or sampled)
+        p_upper, p_shown        a bound above p (p when exact); p in words
+        min_p                   2**(1 - m), the lowest p m units give
+        method, samples         "exact", or "sampled" and its draws
+        normal_p                the normal law's p, for Holm's order
+        unmatched_runs          questions whose sides hold unequal runs
 
     p, p_upper (when exact) and min_p are Fractions, 1 when no unit moved;
     mean is None with no unit. Data in any order gives the same result.
@@ -1384,22 +1357,10 @@ def paired_test(before, after, *, groups=None):
     moved = sum(value is not None and value != values[1][name]
                 for name, value in values[0].items())
     draws = max(_MIN_DRAWS, min(_MAX_DRAWS, _REPORT_DRAWS // max(moved, 1)))
-    return _paired(values[0], values[1], groups, unmatched,
-                   _Budget(_MAX_COUNTING_STEPS, draws))  # a budget of its own
+    budget = {"steps": _REPORT_STEPS, "draws": draws}  # its own
+    return _paired(values[0], values[1], groups, unmatched, budget)
 
 
-def p_text(p, method="exact"):
-    """Return a p as the report's text shows it: an exact p as a short
-    fraction (1/2), any other with two significant digits (0.091, 3.1e-05)."""
-    from fractions import Fraction
-    if type(p) not in (Fraction, int, float) or not 0 <= p <= 1:
-        raise _invalid("p", "expected a number from 0 to 1, got %s", p)
-    if type(method) is not str or method not in ("exact", "sampled"):
-        raise _invalid("method", 'expected "exact" or "sampled", got %s',
-                       method)
-    if method == "exact" and Fraction(p).denominator <= 1000:
-        return str(Fraction(p))
-    return "%.2g" % p if p > 1e-300 else "below 1e-300"
 # --- Comparing systems -----------------------------------------------------
 # Slices of questions, their means, and each question's change from the
 # baseline to a candidate, on the questions both ran.
@@ -1446,33 +1407,26 @@ def _pooled_support(scored):
     return {"supported": supported, "generated": generated, "ratio": ratio}
 
 
-def _abstentions(scored):
-    """Return {correct, total}: the records' judged answers with no claim."""
-    claims = [record.counts["generated"] for record in scored
-              if record.counts["covered"] is not None]
-    return {"correct": claims.count(0), "total": len(claims)}
-
-
 def _slice_means(names, by_system, measures):
     """Return a slice's means: per averaged measure and system, then pooled
-    support, then correct abstentions (None without unanswerables)."""
-    ran = {system: [scored[name] for name in names if name in scored]
-           for system, scored in by_system.items()}
-    means = {}
-    for measure in _averaged(measures):
-        means[measure] = {}
-        for system, records in ran.items():
+    support, then correct abstentions, {correct, total} of the judged
+    answers to unanswerable questions (None without such questions)."""
+    means = {measure: {} for measure in _averaged(measures)}
+    pooled, abstentions, unanswerable = {}, {}, 0
+    for system, scored in by_system.items():
+        records = [scored[name] for name in names if name in scored]
+        for measure in means:
             values = [record.values[measure] for record in records]
             means[measure][system] = _macro_mean(values, len(names))
-    means["pooled_support"] = {system: _pooled_support(records)
-                               for system, records in ran.items()}
-    unanswerable = {system: [record for record in records
-                             if not record.answerable]
-                    for system, records in ran.items()}
-    abstentions = {system: _abstentions(records)
-                   for system, records in unanswerable.items()}
-    means["correct_abstentions"] = (abstentions if any(unanswerable.values())
-                                    else None)
+        pooled[system] = _pooled_support(records)
+        asked = [record for record in records if not record.answerable]
+        claims = [record.counts["generated"] for record in asked
+                  if record.counts["covered"] is not None]
+        abstentions[system] = {"correct": claims.count(0),
+                               "total": len(claims)}
+        unanswerable += len(asked)
+    means["pooled_support"] = pooled
+    means["correct_abstentions"] = abstentions if unanswerable else None
     return means
 
 
@@ -1534,35 +1488,19 @@ def _sides(before, after, names, measure, read, silence):
     return values[0], values[1], unmatched, (silent, silent_runs), moved
 
 
-def _changes(before, after):
-    """Return {case, verdict, moved} of each question both ran, in order:
-    moved, [(measure, before, after, judged)] of each value that changed,
-    judged False where a side is n/a."""
-    changes = []
-    for name in filter(after.__contains__, before):
-        old, new = before[name].values, after[name].values
-        moved = [(measure, old[measure], new[measure],
-                  _change(old[measure], new[measure]) is not None)
-                 for measure in old if old[measure] != new[measure]]
-        changes.append({"case": name, "verdict": _verdict(old, new),
-                        "moved": moved})
-    return changes
-
-
 def _manifest_changes(manifests, systems):
     """Return [(field, before, after)] of each field of the run manifests
     that changed from the first system to the second, or None."""
     if manifests is None:
         return None
     before, after = manifests[systems[0]], manifests[systems[1]]
-    fields = list(before) + [field for field in after if field not in before]
-    return [(field, before.get(field), after.get(field)) for field in fields
-            if field not in _HELD_CONSTANT
-            and before.get(field) != after.get(field)]
+    return [(field, before.get(field), after.get(field))
+            for field in {**before, **after}
+            if before.get(field) != after.get(field)]
 
 
 def _tested(data, records):
-    """Return {reading: {candidate: {measure: paired test}}} from the
+    """Return {reading: {candidate: {measure: paired test}}} against the
     baseline on the answerable slice, in one budget: strictly of each
     averaged measure (past _MAX_TESTED candidates, the declared one),
     leniently of the declared one."""
@@ -1587,12 +1525,10 @@ def _tested(data, records):
     # The most units the tests can move: the pairs of values that differ.
     moved = sum(sides[-1] for *key, sides in wanted)
     share = min(_MAX_DRAWS, _REPORT_DRAWS // max(moved, 1))
-    budget = _Budget(_REPORT_STEPS, share)
+    budget = {"steps": _REPORT_STEPS}
     for tested, measure, (before, after, unmatched, silent, _) in wanted:
-        # The declared test decides: it draws at least _MIN_DRAWS, where
-        # the budget gives less; a test that decides nothing, a fifth.
         least = _MIN_DRAWS if measure in declared else _MIN_DRAWS // 5
-        budget.draws = max(least, share)
+        budget["draws"] = max(least, share)
         test = _paired(before, after, data.groups, unmatched, budget)
         test["silent_questions"], test["silent_runs"] = silent
         test["slice_means"] = [_macro_mean(list(side.values()), len(side))
@@ -1602,15 +1538,24 @@ def _tested(data, records):
 
 
 def _comparison(data, records, candidate, tests, decided):
-    """Return the comparison of a candidate with the baseline, with its
-    floor: the lowest p were every answerable unit both ran to move one
-    way, against alpha of a declared test (else 0.05)."""
+    """Return the comparison of a candidate with the baseline: each
+    question both ran, its verdict and its moved values (measure, before,
+    after, judged: neither n/a); its floor, the lowest p were every
+    answerable unit both ran to move one way, against alpha of a declared
+    test (else 0.05)."""
     systems = (data.systems[0], candidate)
-    changes = _changes(records.strict[systems[0]], records.strict[candidate])
+    before, after = records.strict[systems[0]], records.strict[candidate]
+    changes = []
+    for name in filter(after.__contains__, before):
+        old, new = before[name].values, after[name].values
+        moved = [(measure, old[measure], new[measure],
+                  None not in (old[measure], new[measure]))
+                 for measure in old if old[measure] != new[measure]]
+        changes.append({"case": name, "verdict": _verdict(old, new),
+                        "moved": moved})
     verdicts = [change["verdict"] for change in changes]
-    shared = {change["case"] for change in changes}
     units = _units([name for name in data.slices["answerable"]
-                    if name in shared], data.groups)
+                    if name in before and name in after], data.groups)
     level = (data.policy or {}).get("significance", {}).get(
         "alpha", _FLOOR_LEVEL)
     floor = _lowest_p(units)
@@ -1625,6 +1570,7 @@ def _comparison(data, records, candidate, tests, decided):
                   "below_level": floor < level},
         "decision": decided,
     }
+
 
 # --- Deciding --------------------------------------------------------------
 # A policy is written with the labels, before any run is seen, and a system

@@ -2347,8 +2347,8 @@ class Policy(TestCase):
         test = evaluate.paired_test(*({name: 1 / tally["first_hit"] for name, tally in
                                        tallies.items()} for tallies in (before, after)))
         self.assertEqual(test["method"], "sampled")  # no small unit to count the sums in
-        p, error = float(test["p"]), test["standard_error"]
-
+        p = float(test["p"])
+        error = (p * (1 - p) / test["samples"]) ** 0.5  # the standard error of a sampled p
         upper = test["p_upper"]  # the p below which p is at 99.9% confidence
 
         def decided(level):
@@ -2628,7 +2628,7 @@ def exact_test(questions, mean, wins, ties, losses, p, min_p, left_out=0, groups
             "question_mean": mean if question_mean == "mean" else question_mean, "wins": wins,
             "ties": ties, "losses": losses, "p": p, "p_upper": p,
             "p_shown": "p = %s (exact)" % evaluate.p_text(p), "min_p": min_p,
-            "method": "exact", "samples": None, "standard_error": 0.0,
+            "method": "exact", "samples": None,
             "unmatched_runs": unmatched_runs}
 
 
@@ -3301,7 +3301,7 @@ COMPARISON_KEYS = ("baseline candidate manifest_changes shared changes totals "
 DECISION_KEYS = ["plan", "accepted", "strict", "lenient", "depends_on", "findings"]
 JUDGED_KEYS = ["accepted", "broken", "held", "unchecked", "significance"]
 PAIRED_KEYS = ("questions left_out one_sided groups mean question_mean wins ties losses p "
-               "p_upper p_shown min_p method samples standard_error normal_p "
+               "p_upper p_shown min_p method samples normal_p "
                "unmatched_runs silent_questions silent_runs slice_means").split()
 SIGNIFICANCE_KEYS = PAIRED_KEYS + ["level", "step", "steps", "earlier_steps_held"]
 
@@ -3348,7 +3348,7 @@ class JsonReport(TestCase):
         comparison = summary["comparisons"][0]
         self.assertEqual(summary["decisions"], {"B": comparison["decision"]})  # by candidate too
         self.assertEqual({type(test[key]).__name__ for test in comparison["paired_tests"].values()
-                          for key in ("p", "min_p", "mean", "standard_error")}, {"float"})
+                          for key in ("p", "min_p", "mean", "p_upper")}, {"float"})
 
     def test_the_options_of_a_report_are_a_str_and_two_flags(self):
         rows = [(({"source": b"runs.json"},), "source: expected a str, got b'runs.json'"),
@@ -3779,7 +3779,7 @@ class RealLogs(DataFileCase):
         self.assertTrue(detail.startswith("coverage fell: mean -1.00 over 8 of 8 questions, p = "
                                           "1/128 (exact)"), detail)
 
-    def test_a_p_no_draw_reached_prints_as_a_bound_that_holds(self):
+    def test_a_p_no_draw_reached_prints_with_a_bound_that_holds(self):
         # 40 moved of arbitrary sizes, every 7th (or 10th) down: of 100,000 draws one (or
         # none) comes as far from 0. The bound holds at 99.9% (Chernoff's on so few hits,
         # or Hoeffding's, which holds always, when that is lower).
@@ -3792,7 +3792,7 @@ class RealLogs(DataFileCase):
             ((7,), (Fraction(2, 100001), "sampled",
                     "p = 2e-05 (sampled, 100000 draws; p <= 0.0001 at 99.9%)")),
             ((10,), (Fraction(1, 100001), "sampled",
-                     "p <= 4e-05 (99.9% bound: none of 100000 draws reached it)"))])
+                     "p = 1e-05 (sampled, 100000 draws; p <= 4e-05 at 99.9%)"))])
 
     def test_a_rise_on_the_pairs_is_not_accepted_where_the_slice_falls(self):
         # The baseline abstains on 20 of 30 questions (support n/a); the candidate answers

@@ -10,7 +10,7 @@ _MAX_IDS = 10000  # IDs in one tuple, claims in one run
 _MAX_K = 1000  # a cutoff: TREC runs are 1,000 deep
 _ID_RULE = "IDs are strings of 1 to 200 printable characters, no whitespace"
 _ESCAPES = {code: ascii(chr(code))[1:-1] for code in [*range(32), 127]}
-_KNOWN_PAIRS = {}  # {known key: its set of two-letter runs}
+_KNOWN_PAIRS = {}  # {known key: the set of its pairs of letters}
 
 
 class EvaluationError(ValueError):
@@ -56,20 +56,21 @@ def _within_two(word, target):
 def _check_keys(mapping, field, known=()):
     """Check that each key of a dict is an exact str (a str subclass could
     equal another), and no typo of a key of `known`: the same but for case,
-    or _within_two() letters (an edit breaks two letter pairs at most)."""
+    or _within_two() letters."""
     for key in mapping:
         if type(key) is not str:
             raise _invalid(field, "expected keys that are str, got %s", key)
         if key in known or not (known and key.isascii() and key.isprintable()):
             continue  # known, or nobody's typo
         word = key.lower()
-        pairs = {word[at:at + 2] for at in range(len(word) - 1)}
+        letters, ours = set(word), set(zip(word, word[1:]))  # its pairs
         for target in known:
             if target not in _KNOWN_PAIRS:  # found once a known key
-                _KNOWN_PAIRS[target] = {
-                    target[at:at + 2] for at in range(len(target) - 1)}
-            theirs = _KNOWN_PAIRS[target]  # each side keeps all but 4
-            if len(pairs & theirs) >= max(len(pairs), len(theirs)) - 4 \
+                _KNOWN_PAIRS[target] = set(zip(target, target[1:]))
+            theirs = _KNOWN_PAIRS[target]
+            # An edit adds a letter and breaks two letter pairs at most.
+            if len(letters.difference(target)) <= 2 \
+                    and len(ours & theirs) >= max(len(ours), len(theirs)) - 4 \
                     and _within_two(word, target):
                 raise _invalid('%s["%s"]' % (field, key),
                                "unknown key; did you mean %s?", target)

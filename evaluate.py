@@ -68,9 +68,9 @@ def _check_keys(mapping, field, known=()):
             if target not in _KNOWN_PAIRS:  # found once a known key
                 _KNOWN_PAIRS[target] = set(zip(target, target[1:]))
             theirs = _KNOWN_PAIRS[target]
-            # An edit adds a letter and breaks two letter pairs at most.
-            if len(letters.difference(target)) <= 2 \
-                    and len(ours & theirs) >= max(len(ours), len(theirs)) - 4 \
+            # An edit breaks two letter pairs and adds a letter at most.
+            if len(ours & theirs) >= max(len(ours), len(theirs)) - 4 \
+                    and len(letters.difference(target)) <= 2 \
                     and _within_two(word, target):
                 raise _invalid('%s["%s"]' % (field, key),
                                "unknown key; did you mean %s?", target)

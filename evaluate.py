@@ -2222,13 +2222,13 @@ def _disclosures(by_system):
         for name, record in scored.items():
             if record.counts["disclosed"]:
                 documents = dict.fromkeys(  # in the order they disclose
-                    doc_id for explained in record.explained if explained
+                    doc_id for explained in filter(None, record.explained)
                     for doc_id in explained["disclosed"])
                 found[system].append((name, tuple(documents)))
     return found
 
 
-def _summary(data, records, source):
+def _summary(data, records):
     """Return the summary: slices, means, comparisons and decisions."""
     systems, policy = data.systems, data.policy
     tested = _tested(data, records)
@@ -2237,12 +2237,13 @@ def _summary(data, records, source):
                 for name, question in data.questions.items()
                 for claim, sources in
                 question.case.get("disputed", {}).items()]
-    missing = {system: [name for name in data.questions if name not in scored]
-               for system, scored in records.strict.items()}
+    not_run = {}
+    for system, scored in records.strict.items():
+        names = [name for name in data.questions if name not in scored]
+        not_run[system] = {"count": len(names), "cases": names[:10]}
     return {
         "slices": data.slices,
-        "not_run": {system: {"count": len(names), "cases": names[:10]}
-                    for system, names in missing.items()},
+        "not_run": not_run,
         "means": _means(data, records.strict),
         "disputed_labels": disputed or None,
         "lenient_means": _means(data, records.lenient) if disputed else None,
@@ -2253,8 +2254,6 @@ def _summary(data, records, source):
                         for candidate in systems[1:]],
         "disclosures": _disclosures(records.strict),
         "policy": None if policy is None else {
-            "source": source if source == "fixtures.py"
-            else 'the "policy" of ' + source,
             "rules": policy, "baseline_alone": decided[systems[0]]},
         "groups": None if data.groups is None
         else _units(list(data.questions), data.groups),
@@ -2285,7 +2284,7 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
                           for question in data.questions.values()],
             "review_queue": _review_queue(data, records) if explain else None,
             "orphan_labels": _orphan_labels(data) if explain else None,
-            "summary": _summary(data, records, source) if summary else None}
+            "summary": _summary(data, records) if summary else None}
 
 
 # --- Data from a file ------------------------------------------------------
@@ -2685,7 +2684,7 @@ def _trec_eval_lines(means, label):
 # reads report()'s plain data alone, and decides nothing.
 
 _WIDTH = 160  # the widest line of the summary
-_LISTED = 20  # the most changed questions listed for all candidates together
+_LISTED = 20  # changed questions listed, for all candidates together
 
 
 def _cell(value):
@@ -2698,7 +2697,8 @@ def _cell(value):
 
 
 def _each_run(result, part):
-    """Return ('case system', part, None if not run) of each run, '#1'... if repeated."""
+    """Return ('case system', its row's part, None if not run) of each
+    run; a repeated run's place ends in #1, #2, ..."""
     found = []
     for question in result["questions"]:
         for system, row in question["systems"].items():
@@ -2714,48 +2714,51 @@ def _each_run(result, part):
 
 
 def _explain_lines(result):
-    """Return each run's unsupported and uncovered claims and disclosures, then reviews."""
-    lines = ["", "each unsupported claim with the first rule it breaks, each "
-             "expected claim left uncovered, and each restricted document disclosed"]
+    """Return why each run's claims fail, then what to review next."""
+    lines = ["", "each unsupported claim with the first rule it breaks, "
+             "each expected claim left uncovered, and each restricted "
+             "document disclosed"]
     for where, found in _each_run(result, "explain"):
-        if found is not None:  # else not run
-            lines += ["%s | claim %s unsupported: %s" % (where, claim, reason)
-                      for claim, reason in found["claims"] or () if reason]
-            lines += ["%s | expected claim %s not covered" % (where, claim)
-                      for claim in found["uncovered"] or ()]
-            lines += ["%s | restricted document %s disclosed" % (where, document)
-                      for document in found["disclosed"]]
-    queue = ["%s | %s: claim %s citing %s" % (system, name, claim,
-                                               ", ".join(cited) or "nothing")
-             for system, name, claim, cited in result["review_queue"]]
+        if found is None:
+            continue  # not run
+        said = ["claim %s unsupported: %s" % pair
+                for pair in found["claims"] or () if pair[1]]
+        said += ["expected claim %s not covered" % claim
+                 for claim in found["uncovered"] or ()]
+        said += ["restricted document %s disclosed" % document
+                 for document in found["disclosed"]]
+        lines += [where + " | " + text for text in said]
+    queue = ["%s | %s: claim %s citing %s" % (
+        system, name, claim, ", ".join(cited) or "nothing")
+        for system, name, claim, cited in result["review_queue"]]
     orphans = ["%s: claim %s" % pair for pair in result["orphan_labels"]]
-    lines += ["", "claims nobody has labelled, rejected or disputed: the next "
-              "round of reviewing"] + (queue or ["none"])
-    lines += ["", "labels that no run uses, a typo perhaps (optional, disputed "
-              "or rejected)"]
+    lines += ["", "claims nobody has labelled, rejected or disputed: the "
+              "next round of reviewing"] + (queue or ["none"])
+    lines += ["", "labels that no run uses, a typo perhaps (optional, "
+              "disputed or rejected)"]
     return lines + (orphans or ["none"])
 
 
 def _decided_words(decided, alone=False):
-    """Return a decision in a few words: its caveats, or its first broken finding."""
+    """Return a decision in a few words: accepted or not, or for a system
+    alone whether every rule holds, then its first broken finding."""
+    strict, loose = decided["strict"], decided["lenient"]
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
-    strict, loose = decided["strict"], decided["lenient"]
     if decided["accepted"] and alone:
         return "every rule holds"
-    if decided["accepted"]:  # with what the acceptance rests on, if anything
-        text, test = "accepted", strict["significance"]
-        if loose is not None and strict["accepted"] != loose["accepted"]:
-            text += " under the plan %r, the readings disagreeing" % decided["plan"]
-        if test and test["unmatched_runs"]:
-            unmatched = _plural(test["unmatched_runs"], "question")
-            text += " (more runs on one side on %s)" % unmatched
-        return text
+    if decided["accepted"] and loose and \
+            loose["accepted"] != strict["accepted"]:
+        return "accepted under the plan %r, the readings " \
+            "disagreeing" % decided["plan"]
+    if decided["accepted"]:
+        return "accepted"
     broken = decided["findings"]  # the gravest first
     rule, subject, detail, readings = broken[0]
-    text = "%s, first: %s %s (%s)" % ("some rule does not hold" if alone
-                                      else "not accepted", rule, subject, detail)
-    if readings != "both" and loose is not None:
+    text = "%s, first: %s %s (%s)" % (
+        "some rule does not hold" if alone else "not accepted",
+        rule, subject, detail)
+    if readings != "both":  # only where two readings are read
         text += " [%s reading]" % readings
     if len(broken) > 1:
         text += ", and %d more broken" % (len(broken) - 1)
@@ -2763,70 +2766,58 @@ def _decided_words(decided, alone=False):
 
 
 def _head_lines(result):
-    """Return each candidate's decision, what the data holds, who ran what."""
+    """Return each candidate's decision, what the data holds, and the
+    questions a system did not run."""
     summary, systems = result["summary"], result["systems"]
-    lines = []
-    for compared in summary["comparisons"]:
-        title = "%s against %s: " % (compared["candidate"], systems[0])
-        decided = compared["decision"]  # None without a policy
-        if decided is not None:
-            lines.append(title + _decided_words(decided))
-        test = decided and decided["strict"]["significance"]  # the declared one
-        if not compared["shared"]:
-            lines.append(title + "no question was run by both: nothing compared")
-        elif test and not test["questions"]:
-            metric = summary["policy"]["rules"]["significance"]["metric"]
-            lines.append(title + "no question has a value of %s from both: "
-                         "nothing compared" % metric)
-    groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
-    candidates = "candidate" + "s" * (len(systems) > 2) + " " + ", ".join(systems[1:])
-    if len(systems) == 1:  # judged alone, by the rules that need no baseline
-        candidates = "alone: nothing compared"
-        lines += [gate_text(result)] if summary["policy"] else []
-    lines.append("summary of %s: %s%s (%d answerable), k = %d, baseline %s, %s" % (
-        result["source"], _plural(len(result["questions"]), "question"),
-        groups, len(summary["slices"]["answerable"]), result["k"],
-        systems[0], candidates))
-    missed = [(system, missing) for system, missing in summary["not_run"].items()
-              if missing["count"]]
-    for system, missing in missed:
-        more = missing["count"] - len(missing["cases"])  # past the cases named
-        lines.append("not run by %s: %s (%s%s)" % (
-            system, _plural(missing["count"], "question"),
-            ", ".join(missing["cases"]), ", and %d more" % more if more else ""))
-    return lines + ["so each mean is over the questions its system ran, and each "
-                    "change and paired test over those both ran"] * bool(missed)
+    lines = gate_text(result).splitlines() if summary["policy"] else []
+    groups = summary["groups"]
+    groups = "" if groups is None else " in %d groups" % groups
+    lines.append("summary of %s: %s%s (%d answerable), k = %d, baseline "
+                 "%s, candidates: %s" % (
+                     result["source"],
+                     _plural(len(result["questions"]), "question"),
+                     groups, len(summary["slices"]["answerable"]),
+                     result["k"], systems[0],
+                     ", ".join(systems[1:]) or "none"))
+    for system, missing in summary["not_run"].items():
+        cases = missing["cases"]  # the first ten
+        more = ["..."] * (missing["count"] > len(cases))
+        if cases:
+            lines.append("not run by %s: %s (%s)" % (
+                system, _plural(missing["count"], "question"),
+                ", ".join(cases + more)))
+    return lines
 
 
 def _compared_lines(compared, label, most):
-    """Return what the run manifests changed, and the questions that moved."""
+    """Return what the run manifests changed, then the questions that
+    moved, regressions first."""
     changed, lines = compared["manifest_changes"], []
     if changed is not None:
         lines += ["", "run manifests: what changed from %(baseline)s to "
-                  "%(candidate)s (corpus, questions, permissions and rubric are "
-                  "held constant)" % compared] + ["nothing changed"] * (not changed)
+                  "%(candidate)s (corpus, questions, permissions and "
+                  "rubric are held constant)" % compared]
+        lines += ["nothing changed"] * (not changed)
     for field, old, new in changed or ():
         old, new = ["(none)" if value is None else ascii(value)
                     for value in (old, new)]
         lines.append("%s: %s -> %s" % (field, old, new))
-    if changed and len(changed) > 1:
-        lines.append("%d things changed at once: which of them made the difference "
-                     "is unknown; change one at a time" % len(changed))
     if not compared["shared"]:
-        return lines  # nothing compared: the first lines say so
-    lines += ["", "per-question change from %(baseline)s to %(candidate)s on the "
-              "%(shared)d questions both ran (a pair with n/a on either side is "
-              "shown, not judged)" % compared]
+        return lines + ["", "%(candidate)s against %(baseline)s: no "
+                        "question was run by both: nothing compared"
+                        % compared]
+    lines += ["", "per-question change from %(baseline)s to %(candidate)s "
+              "on the %(shared)d questions both ran (a pair with n/a on "
+              "either side is shown, not judged)" % compared]
     moved = [item for item in compared["changes"] if item["moved"]]
-    moved.sort(key=lambda item: item["verdict"] not in ("regressed", "mixed"))
-    for item in moved[:most]:  # regressions first, else in order
-        judged, unjudged = [], []
-        for metric, old, new, weighed in item["moved"]:
-            text = "%s %s -> %s" % (label[metric], _cell(old), _cell(new))
-            (judged if weighed else unjudged).append(text)
-        detail = "; not judged: ".join(
-            filter(None, [", ".join(judged), ", ".join(unjudged)]))
-        lines.append("%s: %s (%s)" % (item["case"], item["verdict"], detail))
+    moved.sort(key=lambda item: item["verdict"] not in (
+        "regressed", "mixed"))
+    for item in moved[:most]:
+        detail = ", ".join(
+            "%s %s -> %s" % (label[metric], _cell(old), _cell(new))
+            for metric, old, new, _ in item["moved"])
+        lines.append("%s: %s (%s)" % (item["case"], item["verdict"],
+                                      detail))
     totals = ", ".join("%d %s" % (count, name)
                        for name, count in compared["totals"].items())
     if len(moved) > most:
@@ -2836,29 +2827,26 @@ def _compared_lines(compared, label, most):
 
 
 def _slice_lines(part, names, means, label, reading=""):
-    """Return a slice's means per system."""
+    """Return a slice's macro means and pooled support per system."""
     if not names:
         return ["", "no %s questions" % part]
     measured = [metric for metric in label if metric in means]
-    unmeasured = [metric for metric in measured if not any(
-        mean["averaged"] for mean in means[metric].values())]
-    measured = [metric for metric in measured if metric not in unmeasured]
-    abstentions = means["correct_abstentions"] is not None and not reading
+    abstentions = means["correct_abstentions"] is not None
     header = [label[metric] for metric in measured] + ["support pooled"]
     header += ["abstention correct"] * abstentions
     lines = ["", "%s slice%s: %s" % (part, reading, _listed(names, 60)),
              "macro mean (questions averaged, of %d) | %s" % (
                  len(names), " | ".join(header))]
-    if unmeasured:
-        lines[2] += " (no value to average: %s)" % ", ".join(
-            label[metric] for metric in unmeasured)
     for system, pooled in means["pooled_support"].items():
         row = ["%s (%d)" % (_cell(means[metric][system]["mean"]),
-                            means[metric][system]["averaged"]) for metric in measured]
-        row.append("%d/%d = %s" % (pooled["supported"], pooled["generated"],
+                            means[metric][system]["averaged"])
+               for metric in measured]
+        row.append("%d/%d = %s" % (pooled["supported"],
+                                   pooled["generated"],
                                    _cell(pooled["ratio"])))
         if abstentions:
-            row.append("%(correct)d/%(total)d" % means["correct_abstentions"][system])
+            row.append("%(correct)d/%(total)d"
+                       % means["correct_abstentions"][system])
         lines.append("%s | %s" % (system, " | ".join(row)))
     return lines
 
@@ -2866,53 +2854,50 @@ def _slice_lines(part, names, means, label, reading=""):
 def _test_text(test, unit):
     """Return one paired test in words."""
     total = test["questions"] + test["left_out"]
-    mean = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
+    text = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"],
+                                      total)
     if test["groups"] != test["questions"]:
-        mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
-            test["mean"], test["groups"], test["question_mean"],
-            test["questions"], total)
-    text = mean + " | wins %(wins)d, ties %(ties)d, losses %(losses)d | " \
-        "%(p_shown)s" % test + " | the smallest p %s can give: %s" % (
-            _plural(test["wins"] + test["losses"], "moved " + unit),
-            p_text(test["min_p"]))
-    if test["one_sided"]:
-        text += " | %d with a value on one side only" % test["one_sided"]
+        text = "mean %+.2f over %d groups, %+.2f over %d of %d " \
+            "questions" % (test["mean"], test["groups"],
+                           test["question_mean"], test["questions"],
+                           total)
+    text += " | wins %(wins)d, ties %(ties)d, losses %(losses)d | " \
+        "%(p_shown)s" % test
     if test["unmatched_runs"]:
-        text += " | more runs on one side on %d of the questions (match " \
-            "them)" % test["unmatched_runs"]
+        text += " | more runs on one side on %d of the questions " \
+            "(match them)" % test["unmatched_runs"]
     return text
 
 
 def _paired_lines(comparisons, groups, label):
-    """Return each candidate's paired tests, and what so few questions can show."""
+    """Return each candidate's paired tests, and what so few questions
+    can show."""
     unit = "question" if groups is None else "group"
     shared = [compared for compared in comparisons if compared["shared"]]
     if not shared:
         return []  # nothing compared: the first lines say so
-    lines = ["", "paired sign-flip test from %s to %s on the answerable slice "
-             "(each %s is one pair)" % (shared[0]["baseline"], ", ".join(
-                 compared["candidate"] for compared in shared), unit)]
-    unpaired = {}  # measure: the candidates it compares on no question
+    lines = ["", "paired sign-flip test from %s to %s on the answerable "
+             "slice (each %s is one pair)" % (
+                 shared[0]["baseline"], ", ".join(
+                     compared["candidate"] for compared in shared), unit)]
     for compared in shared:
-        name = compared["candidate"] + " | " if len(shared) > 1 else ""
+        name = compared["candidate"] + " | "
+        unpaired = []
         for metric, test in compared["paired_tests"].items():
             if test["questions"]:
-                lines.append(name + label[metric] + " | " + _test_text(test, unit))
+                lines.append(name + label[metric] + " | "
+                             + _test_text(test, unit))
             else:
-                unpaired.setdefault(label[metric], []).append(name[:-3])
-    alike = {}  # the measures unpaired for the same candidates
-    for metric, candidates in unpaired.items():
-        alike.setdefault(tuple(candidates), []).append(metric)
-    for candidates, metrics in alike.items():
-        against = "" if len(candidates) == len(shared) else " (%s)" % (
-            ", ".join(candidates))
-        lines.append("%s%s | no question has a value from both: nothing "
-                     "compared" % (", ".join(metrics), against))
+                unpaired.append(label[metric])
+        if unpaired:
+            lines.append(name + ", ".join(unpaired) + " | no question "
+                         "has a value from both: nothing compared")
     floor = shared[0]["floor"]
-    if not floor["below_level"]:  # too few questions to tell anything apart
-        lines.append("with %d %ss, this sign-flip test's p is at least %s even if "
-                     "all of them moved: it cannot reach p < %g" % (
-                         floor["units"], unit, p_text(floor["p"]), floor["level"]))
+    if not floor["below_level"]:  # too few questions to tell apart
+        lines.append("with %d %ss, this sign-flip test's p is at least %s "
+                     "even if all of them moved: it cannot reach p < %g"
+                     % (floor["units"], unit, p_text(floor["p"]),
+                        floor["level"]))
     return lines
 
 
@@ -2922,46 +2907,51 @@ def _disputes(labels, width=100):
                    for name, claim, sources in labels], width)
 
 
-def _decision_lines(title, decided, alone=False):
-    """Return the findings broken, held and not checked, then the decision."""
-    strict, loose = decided["strict"], decided["lenient"]
-    lines = []
+def _decision_line(title, decided, alone):
+    """Return the line of one decision, as gate_text() gives it."""
+    words = "none, as the data has no policy" if decided is None \
+        else _decided_words(decided, alone)
+    return "%s%s: %s" % (title, " checked alone" * alone, words)
+
+
+def _decisions_made(result):
+    """Return (title, decision, alone) of the baseline alone, then of
+    each candidate; each decision None without a policy."""
+    systems, summary = result["systems"], result["summary"]
+    policy = summary["policy"] or {}
+    found = [("baseline " + systems[0], policy.get("baseline_alone"), True)]
+    for compared in summary["comparisons"]:
+        title = "%s against %s" % (compared["candidate"], systems[0])
+        found.append((title, compared["decision"], False))
+    return found
+
+
+def _decision_lines(title, decided, alone):
+    """Return the findings broken, held and not checked, the disputed
+    labels the decision rests on, then the decision."""
+    strict, lines = decided["strict"], []
     for rule, subject, detail, readings in decided["findings"]:
-        marked = "" if loose is None else " [both readings]" \
-            if readings == "both" else " [%s reading only]" % readings
+        marked = "" if readings == "both" else " [%s reading only]" % (
+            readings)
         lines.append("%s | broken %s %s (%s)%s" % (
             title, rule, subject, detail, marked))
-    held = [finding[0] for finding in strict["held"]]  # per rule, in order
-    if held:
-        lines.append("%s | held: %s" % (title, ", ".join(
-            "%d %s" % (held.count(rule), rule) for rule in dict.fromkeys(held))))
     for finding in strict["held"]:
         if finding[0] == "significance":
             lines.append("%s | held %s %s (%s)" % ((title,) + finding))
     for rule, why in strict["unchecked"]:
         lines.append("%s | not checked: %s (%s)" % (title, rule, why))
-    counts = "; ".join("%s%d broken, %d held" % (
-        "" if loose is None else reading + ": ", len(judged["broken"]),
-        len(judged["held"]))
-        for reading, judged in (("strict", strict), ("lenient", loose)) if judged)
-    ending = "" if loose is None else "; both readings agree"
-    if loose is not None and strict["accepted"] != loose["accepted"]:
-        ending = "; the readings disagree, so resolve these disputed labels " \
-            "first: " + _disputes(decided["depends_on"], 160)
-    rules = dict.fromkeys(finding[0]
-                          for finding in strict["broken"] + strict["held"])
-    said = _decided_words(decided, alone).split(", first")[0]
-    head = "decision for " + title  # a baseline is checked, not accepted
-    if alone:
-        head = "%s checked alone (%s)" % (title, ", ".join(rules) or "no rule")
-    return lines + ["%s, plan %r: %s (%s)%s" % (
-        head, decided["plan"], said, counts, ending)]
+    if decided["depends_on"]:
+        lines.append("%s | the readings disagree: resolve these disputed "
+                     "labels first: %s" % (
+                         title, _disputes(decided["depends_on"], 160)))
+    return lines + [_decision_line(title, decided, alone)]
 
 
 def _summary_lines(result):
-    """Return the summary: decisions, changes, slices, tests, disclosures, policy."""
+    """Return the summary: decisions, changes, slices, tests,
+    disclosures, then the policy's findings."""
     summary, systems = result["summary"], result["systems"]
-    comparisons, policy = summary["comparisons"], summary["policy"]
+    comparisons = summary["comparisons"]
     label = {name: measure["label"].replace("%d", str(result["k"]))
              for name, measure in MEASURES.items()}
     lines = _head_lines(result)
@@ -2972,37 +2962,42 @@ def _summary_lines(result):
         lines += _slice_lines(part, names, summary["means"][part], label)
     lines += _trec_eval_lines(summary["trec_eval_means"], label)
     if summary["lenient_means"] is not None:
-        lines += _slice_lines("answerable", summary["slices"]["answerable"],
-                              summary["lenient_means"]["answerable"], label,
-                              ", lenient reading (disputed labels count as support)")
-        lines.append("disputed labels: " + _disputes(summary["disputed_labels"]))
-    lines += ["", "n/a rule: a macro mean skips questions without a value and says "
-              "how many it averaged; n/a never counts as 0."]
+        lines += _slice_lines(
+            "answerable", summary["slices"]["answerable"],
+            summary["lenient_means"]["answerable"], label,
+            ", lenient reading (disputed labels count as support)")
+        lines.append("disputed labels: "
+                     + _disputes(summary["disputed_labels"]))
+    lines += ["", "n/a rule: a macro mean skips questions without a "
+              "value and says how many it averaged; n/a never counts "
+              "as 0."]
     lines += _paired_lines(comparisons, summary["groups"], label)
-    disclosed = ["%s | %s" % (system, _listed(["%s: %s" % (name, ", ".join(
-        cited)) for name, cited in found]))
-        for system, found in summary["disclosures"].items() if found]
-    lines += ["", "restricted documents disclosed (in the top k or cited); no "
-              "score and no policy can excuse one" + ": none" * (not disclosed)]
-    if policy is None:
-        return lines + disclosed
-    lines += disclosed + ["", "acceptance policy, from %s" % policy["source"],
-                          "(python demo.py --explain shows why each unsupported "
-                          "claim is unsupported)"]
-    lines += _decision_lines("baseline " + systems[0], policy["baseline_alone"], True)
-    for compared in comparisons:
-        title = "%s against %s" % (compared["candidate"], systems[0])
-        lines += _decision_lines(title, compared["decision"])
+    lines += ["", "restricted documents disclosed (in the top k or "
+              "cited); no score and no policy can excuse one"]
+    disclosed = []
+    for system, found in summary["disclosures"].items():
+        named = ["%s: %s" % (name, ", ".join(documents))
+                 for name, documents in found]
+        disclosed += ["%s | %s" % (system, _listed(named))] * bool(found)
+    lines += disclosed or ["none"]
+    if summary["policy"] is not None:
+        lines += ["", "acceptance policy"]
+        for title, decided, alone in _decisions_made(result):
+            lines += _decision_lines(title, decided, alone)
     return lines
 
 
 def report_text(result):
-    """Return a report (see report()) as text, lines over 160 characters wrapped."""
+    """Return a report (see report()) as text: the per-question table,
+    unless the summary alone is asked for, then why claims fail, then
+    the summary; a line over 160 characters is wrapped."""
     lines = ["note: " + note for note in result["notes"] or ()]
     explaining = result["review_queue"] is not None
-    if explaining or result["summary"] is None:  # the per-question table
-        labels = " ".join(MEASURES[name]["label"] for name in result["measures"])
-        lines.append("case system | " + labels.replace("%d", str(result["k"])))
+    if explaining or result["summary"] is None:
+        labels = " ".join(MEASURES[name]["label"]
+                          for name in result["measures"])
+        lines.append("case system | "
+                     + labels.replace("%d", str(result["k"])))
         for where, scores in _each_run(result, "scores"):
             shown = "not run" if scores is None else " ".join(
                 map(_cell, scores.values()))
@@ -3023,16 +3018,7 @@ def report_text(result):
 
 
 def gate_text(result):
-    """Return a line per candidate, accepted or why not; or a system alone's rules."""
-    systems, summary = result["systems"], result["summary"]
-    policy, decisions = summary["policy"], summary["decisions"]
-    lines = []
-    if len(systems) == 1:  # checked by the rules that need no baseline
-        words = policy and _decided_words(policy["baseline_alone"], alone=True)
-        lines.append("baseline %s checked alone: %s" % (
-            systems[0], words or "not checked, as the data has no policy"))
-    for candidate in systems[1:]:
-        why = _decided_words(decisions[candidate]) if decisions else \
-            "not accepted, as the data has no policy"
-        lines.append("%s against %s: %s" % (candidate, systems[0], why))
-    return "\n".join(lines)
+    """Return a line per candidate, accepted or why not; for a system
+    alone, whether every rule holds."""
+    found = _decisions_made(result)
+    return "\n".join(_decision_line(*each) for each in found[1:] or found)

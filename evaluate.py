@@ -2739,14 +2739,14 @@ def _explain_lines(result):
     return lines + (orphans or ["none"])
 
 
-def _decided_words(decided, alone=False):
-    """Return a decision in a few words: accepted or not, or for a system
-    alone whether every rule holds, then its first broken finding."""
+def _decided_words(decided):
+    """Return a decision in a few words: accepted, or not and its first
+    broken finding; none without a policy, or a rule to check."""
+    if decided is None:
+        return "none, as the data has no policy"
     strict, loose = decided["strict"], decided["lenient"]
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
-    if decided["accepted"] and alone:
-        return "every rule holds"
     if decided["accepted"] and loose and \
             loose["accepted"] != strict["accepted"]:
         return "accepted under the plan %r, the readings " \
@@ -2755,9 +2755,7 @@ def _decided_words(decided, alone=False):
         return "accepted"
     broken = decided["findings"]  # the gravest first
     rule, subject, detail, readings = broken[0]
-    text = "%s, first: %s %s (%s)" % (
-        "some rule does not hold" if alone else "not accepted",
-        rule, subject, detail)
+    text = "not accepted, first: %s %s (%s)" % (rule, subject, detail)
     if readings != "both":  # only where two readings are read
         text += " [%s reading]" % readings
     if len(broken) > 1:
@@ -2875,11 +2873,9 @@ def _paired_lines(comparisons, groups, label):
     unit = "question" if groups is None else "group"
     shared = [compared for compared in comparisons if compared["shared"]]
     if not shared:
-        return []  # nothing compared: the first lines say so
-    lines = ["", "paired sign-flip test from %s to %s on the answerable "
-             "slice (each %s is one pair)" % (
-                 shared[0]["baseline"], ", ".join(
-                     compared["candidate"] for compared in shared), unit)]
+        return []  # nothing compared: the changes say so
+    lines = ["", "paired sign-flip test against %s on the answerable "
+             "slice (each %s is one pair)" % (shared[0]["baseline"], unit)]
     for compared in shared:
         name = compared["candidate"] + " | "
         unpaired = []
@@ -2907,26 +2903,20 @@ def _disputes(labels, width=100):
                    for name, claim, sources in labels], width)
 
 
-def _decision_line(title, decided, alone):
-    """Return the line of one decision, as gate_text() gives it."""
-    words = "none, as the data has no policy" if decided is None \
-        else _decided_words(decided, alone)
-    return "%s%s: %s" % (title, " checked alone" * alone, words)
-
-
 def _decisions_made(result):
-    """Return (title, decision, alone) of the baseline alone, then of
-    each candidate; each decision None without a policy."""
+    """Return (title, decision, None without a policy) of the baseline
+    alone, then of each candidate."""
     systems, summary = result["systems"], result["summary"]
     policy = summary["policy"] or {}
-    found = [("baseline " + systems[0], policy.get("baseline_alone"), True)]
+    found = [("baseline %s checked alone" % systems[0],
+              policy.get("baseline_alone"))]
     for compared in summary["comparisons"]:
         title = "%s against %s" % (compared["candidate"], systems[0])
-        found.append((title, compared["decision"], False))
+        found.append((title, compared["decision"]))
     return found
 
 
-def _decision_lines(title, decided, alone):
+def _decision_lines(title, decided):
     """Return the findings broken, held and not checked, the disputed
     labels the decision rests on, then the decision."""
     strict, lines = decided["strict"], []
@@ -2944,7 +2934,7 @@ def _decision_lines(title, decided, alone):
         lines.append("%s | the readings disagree: resolve these disputed "
                      "labels first: %s" % (
                          title, _disputes(decided["depends_on"], 160)))
-    return lines + [_decision_line(title, decided, alone)]
+    return lines + [title + ": " + _decided_words(decided)]
 
 
 def _summary_lines(result):
@@ -2982,8 +2972,8 @@ def _summary_lines(result):
     lines += disclosed or ["none"]
     if summary["policy"] is not None:
         lines += ["", "acceptance policy"]
-        for title, decided, alone in _decisions_made(result):
-            lines += _decision_lines(title, decided, alone)
+        for title, decided in _decisions_made(result):
+            lines += _decision_lines(title, decided)
     return lines
 
 
@@ -3019,6 +3009,7 @@ def report_text(result):
 
 def gate_text(result):
     """Return a line per candidate, accepted or why not; for a system
-    alone, whether every rule holds."""
+    alone, whether its rules hold."""
     found = _decisions_made(result)
-    return "\n".join(_decision_line(*each) for each in found[1:] or found)
+    return "\n".join("%s: %s" % (title, _decided_words(decided))
+                     for title, decided in found[1:] or found)

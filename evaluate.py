@@ -2684,7 +2684,7 @@ def _trec_eval_lines(means, label):
 # reads report()'s plain data alone, and decides nothing.
 
 _WIDTH = 160  # the widest line of the summary
-_LISTED = 20  # changed questions listed, for all candidates together
+_LISTED = 20  # the most changed questions listed for all candidates together
 
 
 def _cell(value):
@@ -2697,8 +2697,7 @@ def _cell(value):
 
 
 def _each_run(result, part):
-    """Return ('case system', its row's part, None if not run) of each
-    run; a repeated run's place ends in #1, #2, ..."""
+    """Return ('case system', part, None if not run) of each run, '#1'... if repeated."""
     found = []
     for question in result["questions"]:
         for system, row in question["systems"].items():
@@ -2715,9 +2714,8 @@ def _each_run(result, part):
 
 def _explain_lines(result):
     """Return why each run's claims fail, then what to review next."""
-    lines = ["", "each unsupported claim with the first rule it breaks, "
-             "each expected claim left uncovered, and each restricted "
-             "document disclosed"]
+    lines = ["", "each unsupported claim with the first rule it breaks, each "
+             "expected claim left uncovered, and each restricted document disclosed"]
     for where, found in _each_run(result, "explain"):
         if found is None:
             continue  # not run
@@ -2764,12 +2762,10 @@ def _decided_words(decided):
 
 
 def _head_lines(result):
-    """Return each candidate's decision, what the data holds, and the
-    questions a system did not run."""
+    """Return each candidate's decision, what the data holds, who ran what."""
     summary, systems = result["summary"], result["systems"]
     lines = gate_text(result).splitlines() if summary["policy"] else []
-    groups = summary["groups"]
-    groups = "" if groups is None else " in %d groups" % groups
+    groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
     lines.append("summary of %s: %s%s (%d answerable), k = %d, baseline "
                  "%s, candidates: %s" % (
                      result["source"],
@@ -2793,9 +2789,8 @@ def _compared_lines(compared, label, most):
     changed, lines = compared["manifest_changes"], []
     if changed is not None:
         lines += ["", "run manifests: what changed from %(baseline)s to "
-                  "%(candidate)s (corpus, questions, permissions and "
-                  "rubric are held constant)" % compared]
-        lines += ["nothing changed"] * (not changed)
+                  "%(candidate)s (corpus, questions, permissions and rubric are "
+                  "held constant)" % compared] + ["nothing changed"] * (not changed)
     for field, old, new in changed or ():
         old, new = ["(none)" if value is None else ascii(value)
                     for value in (old, new)]
@@ -2808,14 +2803,12 @@ def _compared_lines(compared, label, most):
               "on the %(shared)d questions both ran (a pair with n/a on "
               "either side is shown, not judged)" % compared]
     moved = [item for item in compared["changes"] if item["moved"]]
-    moved.sort(key=lambda item: item["verdict"] not in (
-        "regressed", "mixed"))
+    moved.sort(key=lambda item: item["verdict"] not in ("regressed", "mixed"))
     for item in moved[:most]:
         detail = ", ".join(
             "%s %s -> %s" % (label[metric], _cell(old), _cell(new))
             for metric, old, new, _ in item["moved"])
-        lines.append("%s: %s (%s)" % (item["case"], item["verdict"],
-                                      detail))
+        lines.append("%s: %s (%s)" % (item["case"], item["verdict"], detail))
     totals = ", ".join("%d %s" % (count, name)
                        for name, count in compared["totals"].items())
     if len(moved) > most:
@@ -2837,14 +2830,11 @@ def _slice_lines(part, names, means, label, reading=""):
                  len(names), " | ".join(header))]
     for system, pooled in means["pooled_support"].items():
         row = ["%s (%d)" % (_cell(means[metric][system]["mean"]),
-                            means[metric][system]["averaged"])
-               for metric in measured]
-        row.append("%d/%d = %s" % (pooled["supported"],
-                                   pooled["generated"],
+                            means[metric][system]["averaged"]) for metric in measured]
+        row.append("%d/%d = %s" % (pooled["supported"], pooled["generated"],
                                    _cell(pooled["ratio"])))
         if abstentions:
-            row.append("%(correct)d/%(total)d"
-                       % means["correct_abstentions"][system])
+            row.append("%(correct)d/%(total)d" % means["correct_abstentions"][system])
         lines.append("%s | %s" % (system, " | ".join(row)))
     return lines
 
@@ -2852,13 +2842,11 @@ def _slice_lines(part, names, means, label, reading=""):
 def _test_text(test, unit):
     """Return one paired test in words."""
     total = test["questions"] + test["left_out"]
-    text = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"],
-                                      total)
+    text = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
     if test["groups"] != test["questions"]:
-        text = "mean %+.2f over %d groups, %+.2f over %d of %d " \
-            "questions" % (test["mean"], test["groups"],
-                           test["question_mean"], test["questions"],
-                           total)
+        text = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
+            test["mean"], test["groups"], test["question_mean"],
+            test["questions"], total)
     text += " | wins %(wins)d, ties %(ties)d, losses %(losses)d | " \
         "%(p_shown)s" % test
     if test["unmatched_runs"]:
@@ -2868,8 +2856,7 @@ def _test_text(test, unit):
 
 
 def _paired_lines(comparisons, groups, label):
-    """Return each candidate's paired tests, and what so few questions
-    can show."""
+    """Return each candidate's paired tests, and what so few questions can show."""
     unit = "question" if groups is None else "group"
     shared = [compared for compared in comparisons if compared["shared"]]
     if not shared:
@@ -2881,19 +2868,17 @@ def _paired_lines(comparisons, groups, label):
         unpaired = []
         for metric, test in compared["paired_tests"].items():
             if test["questions"]:
-                lines.append(name + label[metric] + " | "
-                             + _test_text(test, unit))
+                lines.append(name + label[metric] + " | " + _test_text(test, unit))
             else:
                 unpaired.append(label[metric])
         if unpaired:
             lines.append(name + ", ".join(unpaired) + " | no question "
                          "has a value from both: nothing compared")
     floor = shared[0]["floor"]
-    if not floor["below_level"]:  # too few questions to tell apart
-        lines.append("with %d %ss, this sign-flip test's p is at least %s "
-                     "even if all of them moved: it cannot reach p < %g"
-                     % (floor["units"], unit, p_text(floor["p"]),
-                        floor["level"]))
+    if not floor["below_level"]:  # too few questions to tell anything apart
+        lines.append("with %d %ss, this sign-flip test's p is at least %s even if "
+                     "all of them moved: it cannot reach p < %g" % (
+                         floor["units"], unit, p_text(floor["p"]), floor["level"]))
     return lines
 
 
@@ -2938,8 +2923,7 @@ def _decision_lines(title, decided):
 
 
 def _summary_lines(result):
-    """Return the summary: decisions, changes, slices, tests,
-    disclosures, then the policy's findings."""
+    """Return the summary: decisions, changes, slices, tests, disclosures, policy."""
     summary, systems = result["summary"], result["systems"]
     comparisons = summary["comparisons"]
     label = {name: measure["label"].replace("%d", str(result["k"]))
@@ -2952,15 +2936,12 @@ def _summary_lines(result):
         lines += _slice_lines(part, names, summary["means"][part], label)
     lines += _trec_eval_lines(summary["trec_eval_means"], label)
     if summary["lenient_means"] is not None:
-        lines += _slice_lines(
-            "answerable", summary["slices"]["answerable"],
-            summary["lenient_means"]["answerable"], label,
-            ", lenient reading (disputed labels count as support)")
-        lines.append("disputed labels: "
-                     + _disputes(summary["disputed_labels"]))
-    lines += ["", "n/a rule: a macro mean skips questions without a "
-              "value and says how many it averaged; n/a never counts "
-              "as 0."]
+        lines += _slice_lines("answerable", summary["slices"]["answerable"],
+                              summary["lenient_means"]["answerable"], label,
+                              ", lenient reading (disputed labels count as support)")
+        lines.append("disputed labels: " + _disputes(summary["disputed_labels"]))
+    lines += ["", "n/a rule: a macro mean skips questions without a value and says "
+              "how many it averaged; n/a never counts as 0."]
     lines += _paired_lines(comparisons, summary["groups"], label)
     lines += ["", "restricted documents disclosed (in the top k or "
               "cited); no score and no policy can excuse one"]
@@ -2983,11 +2964,9 @@ def report_text(result):
     the summary; a line over 160 characters is wrapped."""
     lines = ["note: " + note for note in result["notes"] or ()]
     explaining = result["review_queue"] is not None
-    if explaining or result["summary"] is None:
-        labels = " ".join(MEASURES[name]["label"]
-                          for name in result["measures"])
-        lines.append("case system | "
-                     + labels.replace("%d", str(result["k"])))
+    if explaining or result["summary"] is None:  # the per-question table
+        labels = " ".join(MEASURES[name]["label"] for name in result["measures"])
+        lines.append("case system | " + labels.replace("%d", str(result["k"])))
         for where, scores in _each_run(result, "scores"):
             shown = "not run" if scores is None else " ".join(
                 map(_cell, scores.values()))
@@ -3008,8 +2987,7 @@ def report_text(result):
 
 
 def gate_text(result):
-    """Return a line per candidate, accepted or why not; for a system
-    alone, whether its rules hold."""
+    """Return a line per candidate, accepted or why not; or a system alone's rules."""
     found = _decisions_made(result)
     return "\n".join("%s: %s" % (title, _decided_words(decided))
                      for title, decided in found[1:] or found)

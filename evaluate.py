@@ -2822,12 +2822,17 @@ def _slice_lines(part, names, means, label, reading=""):
     if not names:
         return ["", "no %s questions" % part]
     measured = [metric for metric in label if metric in means]
+    unmeasured = [label[metric] for metric in measured if not any(
+        mean["averaged"] for mean in means[metric].values())]
+    measured = [metric for metric in measured if label[metric] not in unmeasured]
     abstentions = means["correct_abstentions"] is not None
     header = [label[metric] for metric in measured] + ["support pooled"]
     header += ["abstention correct"] * abstentions
     lines = ["", "%s slice%s: %s" % (part, reading, _listed(names, 60)),
              "macro mean (questions averaged, of %d) | %s" % (
                  len(names), " | ".join(header))]
+    if unmeasured:  # a column of n/a (0) on every row is noise: named once
+        lines[2] += " (no value to average: %s)" % ", ".join(unmeasured)
     for system, pooled in means["pooled_support"].items():
         row = ["%s (%d)" % (_cell(means[metric][system]["mean"]),
                             means[metric][system]["averaged"]) for metric in measured]

@@ -3074,10 +3074,10 @@ A | 0.50 (3) | 0.83 (3) | 0.83 (3) | 0.67 (3) | 0.50 (3) | 2/3 = 0.67
 B | 0.67 (3) | 1.00 (3) | 1.00 (3) | 0.83 (3) | 1.00 (3) | 4/5 = 0.80
 
 unanswerable slice: region
-macro mean (questions averaged, of 1) | P@2 | R@2 | RR@2 | support | coverage | support \
-pooled | abstention correct
-A | n/a (0) | n/a (0) | n/a (0) | 0.00 (1) | n/a (0) | 0/1 = 0.00 | 0/1
-B | n/a (0) | n/a (0) | n/a (0) | n/a (0) | n/a (0) | 0/0 = n/a | 1/1
+macro mean (questions averaged, of 1) | support | support pooled | abstention correct (no \
+value to average: P@2, R@2, RR@2, coverage)
+A | 0.00 (1) | 0/1 = 0.00 | 0/1
+B | n/a (0) | 0/0 = n/a | 1/1
 
 tag:lookup slice: launch, owner, region
 macro mean (questions averaged, of 3) | P@2 | R@2 | RR@2 | support | coverage | support \

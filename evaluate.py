@@ -2237,13 +2237,12 @@ def _summary(data, records):
                 for name, question in data.questions.items()
                 for claim, sources in
                 question.case.get("disputed", {}).items()]
-    not_run = {}
-    for system, scored in records.strict.items():
-        names = [name for name in data.questions if name not in scored]
-        not_run[system] = {"count": len(names), "cases": names[:10]}
+    missing = {system: [name for name in data.questions if name not in scored]
+               for system, scored in records.strict.items()}
     return {
         "slices": data.slices,
-        "not_run": not_run,
+        "not_run": {system: {"count": len(names), "cases": names[:10]}
+                    for system, names in missing.items()},
         "means": _means(data, records.strict),
         "disputed_labels": disputed or None,
         "lenient_means": _means(data, records.lenient) if disputed else None,
@@ -2712,43 +2711,15 @@ def _each_run(result, part):
     return found
 
 
-def _explain_lines(result):
-    """Return why each run's claims fail, then what to review next."""
-    lines = ["", "each unsupported claim with the first rule it breaks, each "
-             "expected claim left uncovered, and each restricted document disclosed"]
-    for where, found in _each_run(result, "explain"):
-        if found is None:
-            continue  # not run
-        said = ["claim %s unsupported: %s" % pair
-                for pair in found["claims"] or () if pair[1]]
-        said += ["expected claim %s not covered" % claim
-                 for claim in found["uncovered"] or ()]
-        said += ["restricted document %s disclosed" % document
-                 for document in found["disclosed"]]
-        lines += [where + " | " + text for text in said]
-    queue = ["%s | %s: claim %s citing %s" % (
-        system, name, claim, ", ".join(cited) or "nothing")
-        for system, name, claim, cited in result["review_queue"]]
-    orphans = ["%s: claim %s" % pair for pair in result["orphan_labels"]]
-    lines += ["", "claims nobody has labelled, rejected or disputed: the "
-              "next round of reviewing"] + (queue or ["none"])
-    lines += ["", "labels that no run uses, a typo perhaps (optional, "
-              "disputed or rejected)"]
-    return lines + (orphans or ["none"])
-
-
 def _decided_words(decided):
-    """Return a decision in a few words: accepted, or not and its first
-    broken finding; none without a policy, or a rule to check."""
+    """Return a decision in a few words: accepted, or not and its first broken finding."""
     if decided is None:
         return "none, as the data has no policy"
-    strict, loose = decided["strict"], decided["lenient"]
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
-    if decided["accepted"] and loose and \
-            loose["accepted"] != strict["accepted"]:
-        return "accepted under the plan %r, the readings " \
-            "disagreeing" % decided["plan"]
+    loose = decided["lenient"]  # None where no label is disputed
+    if decided["accepted"] and loose and loose["accepted"] != decided["strict"]["accepted"]:
+        return "accepted under the plan %r, the readings disagreeing" % decided["plan"]
     if decided["accepted"]:
         return "accepted"
     broken = decided["findings"]  # the gravest first
@@ -2761,31 +2732,8 @@ def _decided_words(decided):
     return text
 
 
-def _head_lines(result):
-    """Return each candidate's decision, what the data holds, who ran what."""
-    summary, systems = result["summary"], result["systems"]
-    lines = gate_text(result).splitlines() if summary["policy"] else []
-    groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
-    lines.append("summary of %s: %s%s (%d answerable), k = %d, baseline "
-                 "%s, candidates: %s" % (
-                     result["source"],
-                     _plural(len(result["questions"]), "question"),
-                     groups, len(summary["slices"]["answerable"]),
-                     result["k"], systems[0],
-                     ", ".join(systems[1:]) or "none"))
-    for system, missing in summary["not_run"].items():
-        cases = missing["cases"]  # the first ten
-        more = ["..."] * (missing["count"] > len(cases))
-        if cases:
-            lines.append("not run by %s: %s (%s)" % (
-                system, _plural(missing["count"], "question"),
-                ", ".join(cases + more)))
-    return lines
-
-
 def _compared_lines(compared, label, most):
-    """Return what the run manifests changed, then the questions that
-    moved, regressions first."""
+    """Return what the run manifests changed, and the questions that moved."""
     changed, lines = compared["manifest_changes"], []
     if changed is not None:
         lines += ["", "run manifests: what changed from %(baseline)s to "
@@ -2844,22 +2792,6 @@ def _slice_lines(part, names, means, label, reading=""):
     return lines
 
 
-def _test_text(test, unit):
-    """Return one paired test in words."""
-    total = test["questions"] + test["left_out"]
-    text = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
-    if test["groups"] != test["questions"]:
-        text = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
-            test["mean"], test["groups"], test["question_mean"],
-            test["questions"], total)
-    text += " | wins %(wins)d, ties %(ties)d, losses %(losses)d | " \
-        "%(p_shown)s" % test
-    if test["unmatched_runs"]:
-        text += " | more runs on one side on %d of the questions " \
-            "(match them)" % test["unmatched_runs"]
-    return text
-
-
 def _paired_lines(comparisons, groups, label):
     """Return each candidate's paired tests, and what so few questions can show."""
     unit = "question" if groups is None else "group"
@@ -2872,10 +2804,19 @@ def _paired_lines(comparisons, groups, label):
         name = compared["candidate"] + " | "
         unpaired = []
         for metric, test in compared["paired_tests"].items():
-            if test["questions"]:
-                lines.append(name + label[metric] + " | " + _test_text(test, unit))
-            else:
+            if not test["questions"]:
                 unpaired.append(label[metric])
+                continue
+            total = test["questions"] + test["left_out"]
+            text = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
+            if test["groups"] != test["questions"]:
+                text = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
+                    test["mean"], test["groups"], test["question_mean"], test["questions"], total)
+            text += " | wins %(wins)d, ties %(ties)d, losses %(losses)d | %(p_shown)s" % test
+            if test["unmatched_runs"]:
+                text += " | more runs on one side on %d of the questions (match them)" % (
+                    test["unmatched_runs"])
+            lines.append(name + label[metric] + " | " + text)
         if unpaired:
             lines.append(name + ", ".join(unpaired) + " | no question "
                          "has a value from both: nothing compared")
@@ -2894,49 +2835,50 @@ def _disputes(labels, width=100):
 
 
 def _decisions_made(result):
-    """Return (title, decision, None without a policy) of the baseline
-    alone, then of each candidate."""
-    systems, summary = result["systems"], result["summary"]
-    policy = summary["policy"] or {}
-    found = [("baseline %s checked alone" % systems[0],
-              policy.get("baseline_alone"))]
-    for compared in summary["comparisons"]:
-        title = "%s against %s" % (compared["candidate"], systems[0])
-        found.append((title, compared["decision"]))
-    return found
+    """Return (title, decision or None without a policy): the baseline alone, each candidate."""
+    summary, baseline = result["summary"], result["systems"][0]
+    alone = (summary["policy"] or {}).get("baseline_alone")
+    return [("baseline %s checked alone" % baseline, alone)] + [
+        ("%s against %s" % (compared["candidate"], baseline), compared["decision"])
+        for compared in summary["comparisons"]]
 
 
-def _decision_lines(title, decided):
-    """Return the findings broken, held and not checked, the disputed
-    labels the decision rests on, then the decision."""
-    strict, lines = decided["strict"], []
-    for rule, subject, detail, readings in decided["findings"]:
-        marked = "" if readings == "both" else " [%s reading only]" % (
-            readings)
-        lines.append("%s | broken %s %s (%s)%s" % (
-            title, rule, subject, detail, marked))
-    for finding in strict["held"]:
-        if finding[0] == "significance":
-            lines.append("%s | held %s %s (%s)" % ((title,) + finding))
-    for rule, why in strict["unchecked"]:
-        lines.append("%s | not checked: %s (%s)" % (title, rule, why))
-    if decided["depends_on"]:
-        lines.append("%s | the readings disagree: resolve these disputed "
-                     "labels first: %s" % (
-                         title, _disputes(decided["depends_on"], 160)))
-    return lines + [title + ": " + _decided_words(decided)]
+def _policy_lines(result):
+    """Return the findings and the decision of the baseline alone, then of each candidate."""
+    lines = ["", "acceptance policy"]
+    for title, decided in _decisions_made(result):
+        for rule, subject, detail, readings in decided["findings"]:
+            marked = "" if readings == "both" else " [%s reading only]" % readings
+            lines.append("%s | broken %s %s (%s)%s" % (title, rule, subject, detail, marked))
+        for finding in decided["strict"]["held"]:
+            if finding[0] == "significance":
+                lines.append("%s | held %s %s (%s)" % ((title,) + finding))
+        for rule, why in decided["strict"]["unchecked"]:
+            lines.append("%s | not checked: %s (%s)" % (title, rule, why))
+        if decided["depends_on"]:
+            lines.append("%s | the readings disagree: resolve these disputed labels first: %s" % (
+                title, _disputes(decided["depends_on"], 160)))
+        lines.append(title + ": " + _decided_words(decided))
+    return lines
 
 
-def _summary_lines(result):
+def _summary_lines(result, label):
     """Return the summary: decisions, changes, slices, tests, disclosures, policy."""
     summary, systems = result["summary"], result["systems"]
     comparisons = summary["comparisons"]
-    label = {name: measure["label"].replace("%d", str(result["k"]))
-             for name, measure in MEASURES.items()}
-    lines = _head_lines(result)
-    for compared in comparisons:
-        most = max(3, _LISTED // len(comparisons))
-        lines += _compared_lines(compared, label, most)
+    lines = gate_text(result).splitlines() if summary["policy"] else []
+    groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
+    lines.append("summary of %s: %s%s (%d answerable), k = %d, baseline %s, candidates: %s" % (
+        result["source"], _plural(len(result["questions"]), "question"), groups,
+        len(summary["slices"]["answerable"]), result["k"], systems[0],
+        ", ".join(systems[1:]) or "none"))
+    for system, missing in summary["not_run"].items():
+        more = ["..."] * (missing["count"] > len(missing["cases"]))  # past the first ten
+        if missing["count"]:
+            lines.append("not run by %s: %s (%s)" % (system, _plural(
+                missing["count"], "question"), ", ".join(missing["cases"] + more)))
+    for compared in comparisons:  # at most _LISTED changed questions in all, 3 at least each
+        lines += _compared_lines(compared, label, max(3, _LISTED // len(comparisons)))
     for part, names in summary["slices"].items():
         lines += _slice_lines(part, names, summary["means"][part], label)
     lines += _trec_eval_lines(summary["trec_eval_means"], label)
@@ -2950,45 +2892,54 @@ def _summary_lines(result):
     lines += _paired_lines(comparisons, summary["groups"], label)
     lines += ["", "restricted documents disclosed (in the top k or "
               "cited); no score and no policy can excuse one"]
-    disclosed = []
+    lines += ["none"] * (not any(summary["disclosures"].values()))
     for system, found in summary["disclosures"].items():
         named = ["%s: %s" % (name, ", ".join(documents))
                  for name, documents in found]
-        disclosed += ["%s | %s" % (system, _listed(named))] * bool(found)
-    lines += disclosed or ["none"]
-    if summary["policy"] is not None:
-        lines += ["", "acceptance policy"]
-        for title, decided in _decisions_made(result):
-            lines += _decision_lines(title, decided)
-    return lines
+        lines += ["%s | %s" % (system, _listed(named))] * bool(found)
+    return lines + (_policy_lines(result) if summary["policy"] else [])
 
 
 def report_text(result):
-    """Return a report (see report()) as text: the per-question table,
-    unless the summary alone is asked for, then why claims fail, then
-    the summary; a line over 160 characters is wrapped."""
+    """Return a report (see report()) as text, lines over 160 characters wrapped."""
+    label = {name: measure["label"].replace("%d", str(result["k"]))
+             for name, measure in MEASURES.items()}
     lines = ["note: " + note for note in result["notes"] or ()]
     explaining = result["review_queue"] is not None
     if explaining or result["summary"] is None:  # the per-question table
-        labels = " ".join(MEASURES[name]["label"] for name in result["measures"])
-        lines.append("case system | " + labels.replace("%d", str(result["k"])))
+        lines.append("case system | " + " ".join(label[name] for name in result["measures"]))
         for where, scores in _each_run(result, "scores"):
             shown = "not run" if scores is None else " ".join(
                 map(_cell, scores.values()))
             lines.append("%s | %s" % (where, shown))
-    if explaining:
-        lines += _explain_lines(result)
+    if explaining:  # why claims fail, then what to review next
+        lines += ["", "each unsupported claim with the first rule it breaks, each "
+                  "expected claim left uncovered, and each restricted document disclosed"]
+        for where, found in _each_run(result, "explain"):
+            if found is not None:  # else not run
+                lines += ["%s | claim %s unsupported: %s" % (where, claim, reason)
+                          for claim, reason in found["claims"] or () if reason]
+                lines += ["%s | expected claim %s not covered" % (where, claim)
+                          for claim in found["uncovered"] or ()]
+                lines += ["%s | restricted document %s disclosed" % (where, document)
+                          for document in found["disclosed"]]
+        queue = ["%s | %s: claim %s citing %s" % (system, name, claim,
+                                                   ", ".join(cited) or "nothing")
+                 for system, name, claim, cited in result["review_queue"]]
+        orphans = ["%s: claim %s" % pair for pair in result["orphan_labels"]]
+        lines += ["", "claims nobody has labelled, rejected or disputed: the next "
+                  "round of reviewing"] + (queue or ["none"])
+        lines += ["", "labels that no run uses, a typo perhaps (optional, disputed "
+                  "or rejected)"]
+        lines += orphans or ["none"]
     if result["summary"] is not None:
-        lines += [""] * bool(lines) + _summary_lines(result)
-    text = []
-    for line in lines:
-        if len(line) <= _WIDTH:
-            text.append(line)
-        else:
+        lines += [""] * bool(lines) + _summary_lines(result, label)
+    for index, line in enumerate(lines):
+        if len(line) > _WIDTH:
             from textwrap import wrap  # (a long line is rare: loaded then)
-            text += wrap(line, _WIDTH, subsequent_indent="    ",
-                         break_on_hyphens=False)
-    return "\n".join(text)
+            lines[index] = "\n".join(wrap(line, _WIDTH, subsequent_indent="    ",
+                                          break_on_hyphens=False))
+    return "\n".join(lines)
 
 
 def gate_text(result):

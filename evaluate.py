@@ -2093,13 +2093,13 @@ def _disclosures(by_system):
         for name, record in scored.items():
             if record.counts["disclosed"]:
                 documents = dict.fromkeys(  # in the order they disclose
-                    doc_id for explained in record.explained if explained
+                    doc_id for explained in filter(None, record.explained)
                     for doc_id in explained["disclosed"])
                 found[system].append((name, tuple(documents)))
     return found
 
 
-def _summary(data, records, source):
+def _summary(data, records):
     """Return the summary: slices, means, comparisons and decisions."""
     systems, policy = data.systems, data.policy
     tested = _tested(data, records)
@@ -2124,8 +2124,6 @@ def _summary(data, records, source):
                         for candidate in systems[1:]],
         "disclosures": _disclosures(records.strict),
         "policy": None if policy is None else {
-            "source": source if source == "fixtures.py"
-            else 'the "policy" of ' + source,
             "rules": policy, "baseline_alone": decided[systems[0]]},
         "groups": None if data.groups is None
         else _units(list(data.questions), data.groups),
@@ -2155,7 +2153,7 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
                           for question in data.questions.values()],
             "review_queue": _review_queue(data, records) if explain else None,
             "orphan_labels": _orphan_labels(data) if explain else None,
-            "summary": _summary(data, records, source) if summary else None}
+            "summary": _summary(data, records) if summary else None}
 
 
 # --- Data from a file ------------------------------------------------------
@@ -2559,89 +2557,25 @@ def _each_run(result, part):
     return found
 
 
-def _explain_lines(result):
-    """Return each run's unsupported and uncovered claims and disclosures, then reviews."""
-    lines = ["", "each unsupported claim with the first rule it breaks, each "
-             "expected claim left uncovered, and each restricted document disclosed"]
-    for where, found in _each_run(result, "explain"):
-        if found is not None:  # else not run
-            lines += ["%s | claim %s unsupported: %s" % (where, claim, reason)
-                      for claim, reason in found["claims"] or () if reason]
-            lines += ["%s | expected claim %s not covered" % (where, claim)
-                      for claim in found["uncovered"] or ()]
-            lines += ["%s | restricted document %s disclosed" % (where, document)
-                      for document in found["disclosed"]]
-    queue = ["%s | %s: claim %s citing %s" % (system, name, claim,
-                                               ", ".join(cited) or "nothing")
-             for system, name, claim, cited in result["review_queue"]]
-    orphans = ["%s: claim %s" % pair for pair in result["orphan_labels"]]
-    lines += ["", "claims nobody has labelled, rejected or disputed: the next "
-              "round of reviewing"] + (queue or ["none"])
-    lines += ["", "labels that no run uses, a typo perhaps (optional, disputed "
-              "or rejected)"]
-    return lines + (orphans or ["none"])
-
-
-def _decided_words(decided, alone=False):
-    """Return a decision in a few words: its caveats, or its first broken finding."""
+def _decided_words(decided):
+    """Return a decision in a few words: accepted, or not and its first broken finding."""
+    if decided is None:
+        return "none, as the data has no policy"
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
-    strict, loose = decided["strict"], decided["lenient"]
-    if decided["accepted"] and alone:
-        return "every rule holds"
-    if decided["accepted"]:  # with what the acceptance rests on, if anything
-        text, test = "accepted", strict["significance"]
-        if loose is not None and strict["accepted"] != loose["accepted"]:
-            text += " under the plan %r, the readings disagreeing" % decided["plan"]
-        if test and test["unmatched_runs"]:
-            unmatched = _plural(test["unmatched_runs"], "question")
-            text += " (more runs on one side on %s)" % unmatched
-        return text
+    loose = decided["lenient"]  # None where no label is disputed
+    if decided["accepted"] and loose and loose["accepted"] != decided["strict"]["accepted"]:
+        return "accepted under the plan %r, the readings disagreeing" % decided["plan"]
+    if decided["accepted"]:
+        return "accepted"
     broken = decided["findings"]  # the gravest first
     rule, subject, detail, readings = broken[0]
-    text = "%s, first: %s %s (%s)" % ("some rule does not hold" if alone
-                                      else "not accepted", rule, subject, detail)
-    if readings != "both" and loose is not None:
+    text = "not accepted, first: %s %s (%s)" % (rule, subject, detail)
+    if readings != "both":  # only where two readings are read
         text += " [%s reading]" % readings
     if len(broken) > 1:
         text += ", and %d more broken" % (len(broken) - 1)
     return text
-
-
-def _head_lines(result):
-    """Return each candidate's decision, what the data holds, who ran what."""
-    summary, systems = result["summary"], result["systems"]
-    lines = []
-    for compared in summary["comparisons"]:
-        title = "%s against %s: " % (compared["candidate"], systems[0])
-        decided = compared["decision"]  # None without a policy
-        if decided is not None:
-            lines.append(title + _decided_words(decided))
-        test = decided and decided["strict"]["significance"]  # the declared one
-        if not compared["shared"]:
-            lines.append(title + "no question was run by both: nothing compared")
-        elif test and not test["questions"]:
-            metric = summary["policy"]["rules"]["significance"]["metric"]
-            lines.append(title + "no question has a value of %s from both: "
-                         "nothing compared" % metric)
-    groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
-    candidates = "candidate" + "s" * (len(systems) > 2) + " " + ", ".join(systems[1:])
-    if len(systems) == 1:  # judged alone, by the rules that need no baseline
-        candidates = "alone: nothing compared"
-        lines += [gate_text(result)] if summary["policy"] else []
-    lines.append("summary of %s: %s%s (%d answerable), k = %d, baseline %s, %s" % (
-        result["source"], _plural(len(result["questions"]), "question"),
-        groups, len(summary["slices"]["answerable"]), result["k"],
-        systems[0], candidates))
-    missed = [(system, missing) for system, missing in summary["not_run"].items()
-              if missing["count"]]
-    for system, missing in missed:
-        more = missing["count"] - len(missing["cases"])  # past the cases named
-        lines.append("not run by %s: %s (%s%s)" % (
-            system, _plural(missing["count"], "question"),
-            ", ".join(missing["cases"]), ", and %d more" % more if more else ""))
-    return lines + ["so each mean is over the questions its system ran, and each "
-                    "change and paired test over those both ran"] * bool(missed)
 
 
 def _compared_lines(compared, label, most):
@@ -2655,23 +2589,19 @@ def _compared_lines(compared, label, most):
         old, new = ["(none)" if value is None else ascii(value)
                     for value in (old, new)]
         lines.append("%s: %s -> %s" % (field, old, new))
-    if changed and len(changed) > 1:
-        lines.append("%d things changed at once: which of them made the difference "
-                     "is unknown; change one at a time" % len(changed))
     if not compared["shared"]:
-        return lines  # nothing compared: the first lines say so
-    lines += ["", "per-question change from %(baseline)s to %(candidate)s on the "
-              "%(shared)d questions both ran (a pair with n/a on either side is "
-              "shown, not judged)" % compared]
+        return lines + ["", "%(candidate)s against %(baseline)s: no "
+                        "question was run by both: nothing compared"
+                        % compared]
+    lines += ["", "per-question change from %(baseline)s to %(candidate)s "
+              "on the %(shared)d questions both ran (a pair with n/a on "
+              "either side is shown, not judged)" % compared]
     moved = [item for item in compared["changes"] if item["moved"]]
     moved.sort(key=lambda item: item["verdict"] not in ("regressed", "mixed"))
-    for item in moved[:most]:  # regressions first, else in order
-        judged, unjudged = [], []
-        for metric, old, new, weighed in item["moved"]:
-            text = "%s %s -> %s" % (label[metric], _cell(old), _cell(new))
-            (judged if weighed else unjudged).append(text)
-        detail = "; not judged: ".join(
-            filter(None, [", ".join(judged), ", ".join(unjudged)]))
+    for item in moved[:most]:
+        detail = ", ".join(
+            "%s %s -> %s" % (label[metric], _cell(old), _cell(new))
+            for metric, old, new, _ in item["moved"])
         lines.append("%s: %s (%s)" % (item["case"], item["verdict"], detail))
     totals = ", ".join("%d %s" % (count, name)
                        for name, count in compared["totals"].items())
@@ -2682,22 +2612,21 @@ def _compared_lines(compared, label, most):
 
 
 def _slice_lines(part, names, means, label, reading=""):
-    """Return a slice's means per system."""
+    """Return a slice's macro means and pooled support per system."""
     if not names:
         return ["", "no %s questions" % part]
     measured = [metric for metric in label if metric in means]
-    unmeasured = [metric for metric in measured if not any(
+    unmeasured = [label[metric] for metric in measured if not any(
         mean["averaged"] for mean in means[metric].values())]
-    measured = [metric for metric in measured if metric not in unmeasured]
-    abstentions = means["correct_abstentions"] is not None and not reading
+    measured = [metric for metric in measured if label[metric] not in unmeasured]
+    abstentions = means["correct_abstentions"] is not None
     header = [label[metric] for metric in measured] + ["support pooled"]
     header += ["abstention correct"] * abstentions
     lines = ["", "%s slice%s: %s" % (part, reading, _listed(names, 60)),
              "macro mean (questions averaged, of %d) | %s" % (
                  len(names), " | ".join(header))]
-    if unmeasured:
-        lines[2] += " (no value to average: %s)" % ", ".join(
-            label[metric] for metric in unmeasured)
+    if unmeasured:  # a column of n/a (0) on every row is noise: named once
+        lines[2] += " (no value to average: %s)" % ", ".join(unmeasured)
     for system, pooled in means["pooled_support"].items():
         row = ["%s (%d)" % (_cell(means[metric][system]["mean"]),
                             means[metric][system]["averaged"]) for metric in measured]
@@ -2709,51 +2638,34 @@ def _slice_lines(part, names, means, label, reading=""):
     return lines
 
 
-def _test_text(test, unit):
-    """Return one paired test in words."""
-    total = test["questions"] + test["left_out"]
-    mean = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
-    if test["groups"] != test["questions"]:
-        mean = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
-            test["mean"], test["groups"], test["question_mean"],
-            test["questions"], total)
-    text = mean + " | wins %(wins)d, ties %(ties)d, losses %(losses)d | " \
-        "%(p_shown)s" % test + " | the smallest p %s can give: %s" % (
-            _plural(test["wins"] + test["losses"], "moved " + unit),
-            p_text(test["min_p"]))
-    if test["one_sided"]:
-        text += " | %d with a value on one side only" % test["one_sided"]
-    if test["unmatched_runs"]:
-        text += " | more runs on one side on %d of the questions (match " \
-            "them)" % test["unmatched_runs"]
-    return text
-
-
 def _paired_lines(comparisons, groups, label):
     """Return each candidate's paired tests, and what so few questions can show."""
     unit = "question" if groups is None else "group"
     shared = [compared for compared in comparisons if compared["shared"]]
     if not shared:
-        return []  # nothing compared: the first lines say so
-    lines = ["", "paired sign-flip test from %s to %s on the answerable slice "
-             "(each %s is one pair)" % (shared[0]["baseline"], ", ".join(
-                 compared["candidate"] for compared in shared), unit)]
-    unpaired = {}  # measure: the candidates it compares on no question
+        return []  # nothing compared: the changes say so
+    lines = ["", "paired sign-flip test against %s on the answerable "
+             "slice (each %s is one pair)" % (shared[0]["baseline"], unit)]
     for compared in shared:
-        name = compared["candidate"] + " | " if len(shared) > 1 else ""
+        name = compared["candidate"] + " | "
+        unpaired = []
         for metric, test in compared["paired_tests"].items():
-            if test["questions"]:
-                lines.append(name + label[metric] + " | " + _test_text(test, unit))
-            else:
-                unpaired.setdefault(label[metric], []).append(name[:-3])
-    alike = {}  # the measures unpaired for the same candidates
-    for metric, candidates in unpaired.items():
-        alike.setdefault(tuple(candidates), []).append(metric)
-    for candidates, metrics in alike.items():
-        against = "" if len(candidates) == len(shared) else " (%s)" % (
-            ", ".join(candidates))
-        lines.append("%s%s | no question has a value from both: nothing "
-                     "compared" % (", ".join(metrics), against))
+            if not test["questions"]:
+                unpaired.append(label[metric])
+                continue
+            total = test["questions"] + test["left_out"]
+            text = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
+            if test["groups"] != test["questions"]:
+                text = "mean %+.2f over %d groups, %+.2f over %d of %d questions" % (
+                    test["mean"], test["groups"], test["question_mean"], test["questions"], total)
+            text += " | wins %(wins)d, ties %(ties)d, losses %(losses)d | %(p_shown)s" % test
+            if test["unmatched_runs"]:
+                text += " | more runs on one side on %d of the questions (match them)" % (
+                    test["unmatched_runs"])
+            lines.append(name + label[metric] + " | " + text)
+        if unpaired:
+            lines.append(name + ", ".join(unpaired) + " | no question "
+                         "has a value from both: nothing compared")
     floor = shared[0]["floor"]
     if not floor["below_level"]:  # too few questions to tell anything apart
         lines.append("with %d %ss, this sign-flip test's p is at least %s even if "
@@ -2768,52 +2680,51 @@ def _disputes(labels, width=100):
                    for name, claim, sources in labels], width)
 
 
-def _decision_lines(title, decided, alone=False):
-    """Return the findings broken, held and not checked, then the decision."""
-    strict, loose = decided["strict"], decided["lenient"]
-    lines = []
-    for rule, subject, detail, readings in decided["findings"]:
-        marked = "" if loose is None else " [both readings]" \
-            if readings == "both" else " [%s reading only]" % readings
-        lines.append("%s | broken %s %s (%s)%s" % (
-            title, rule, subject, detail, marked))
-    held = [finding[0] for finding in strict["held"]]  # per rule, in order
-    if held:
-        lines.append("%s | held: %s" % (title, ", ".join(
-            "%d %s" % (held.count(rule), rule) for rule in dict.fromkeys(held))))
-    for finding in strict["held"]:
-        if finding[0] == "significance":
-            lines.append("%s | held %s %s (%s)" % ((title,) + finding))
-    for rule, why in strict["unchecked"]:
-        lines.append("%s | not checked: %s (%s)" % (title, rule, why))
-    counts = "; ".join("%s%d broken, %d held" % (
-        "" if loose is None else reading + ": ", len(judged["broken"]),
-        len(judged["held"]))
-        for reading, judged in (("strict", strict), ("lenient", loose)) if judged)
-    ending = "" if loose is None else "; both readings agree"
-    if loose is not None and strict["accepted"] != loose["accepted"]:
-        ending = "; the readings disagree, so resolve these disputed labels " \
-            "first: " + _disputes(decided["depends_on"], 160)
-    rules = dict.fromkeys(finding[0]
-                          for finding in strict["broken"] + strict["held"])
-    said = _decided_words(decided, alone).split(", first")[0]
-    head = "decision for " + title  # a baseline is checked, not accepted
-    if alone:
-        head = "%s checked alone (%s)" % (title, ", ".join(rules) or "no rule")
-    return lines + ["%s, plan %r: %s (%s)%s" % (
-        head, decided["plan"], said, counts, ending)]
+def _decisions_made(result):
+    """Return (title, decision or None without a policy): the baseline alone, each candidate."""
+    summary, baseline = result["summary"], result["systems"][0]
+    alone = (summary["policy"] or {}).get("baseline_alone")
+    return [("baseline %s checked alone" % baseline, alone)] + [
+        ("%s against %s" % (compared["candidate"], baseline), compared["decision"])
+        for compared in summary["comparisons"]]
 
 
-def _summary_lines(result):
+def _policy_lines(result):
+    """Return the findings and the decision of the baseline alone, then of each candidate."""
+    lines = ["", "acceptance policy"]
+    for title, decided in _decisions_made(result):
+        for rule, subject, detail, readings in decided["findings"]:
+            marked = "" if readings == "both" else " [%s reading only]" % readings
+            lines.append("%s | broken %s %s (%s)%s" % (title, rule, subject, detail, marked))
+        for finding in decided["strict"]["held"]:
+            if finding[0] == "significance":
+                lines.append("%s | held %s %s (%s)" % ((title,) + finding))
+        for rule, why in decided["strict"]["unchecked"]:
+            lines.append("%s | not checked: %s (%s)" % (title, rule, why))
+        if decided["depends_on"]:
+            lines.append("%s | the readings disagree: resolve these disputed labels first: %s" % (
+                title, _disputes(decided["depends_on"], 160)))
+        lines.append(title + ": " + _decided_words(decided))
+    return lines
+
+
+def _summary_lines(result, label):
     """Return the summary: decisions, changes, slices, tests, disclosures, policy."""
     summary, systems = result["summary"], result["systems"]
-    comparisons, policy = summary["comparisons"], summary["policy"]
-    label = {name: measure["label"].replace("%d", str(result["k"]))
-             for name, measure in MEASURES.items()}
-    lines = _head_lines(result)
-    for compared in comparisons:
-        most = max(3, _LISTED // len(comparisons))
-        lines += _compared_lines(compared, label, most)
+    comparisons = summary["comparisons"]
+    lines = gate_text(result).splitlines() if summary["policy"] else []
+    groups = "" if summary["groups"] is None else " in %d groups" % summary["groups"]
+    lines.append("summary of %s: %s%s (%d answerable), k = %d, baseline %s, candidates: %s" % (
+        result["source"], _plural(len(result["questions"]), "question"), groups,
+        len(summary["slices"]["answerable"]), result["k"], systems[0],
+        ", ".join(systems[1:]) or "none"))
+    for system, missing in summary["not_run"].items():
+        more = ["..."] * (missing["count"] > len(missing["cases"]))  # past the first ten
+        if missing["count"]:
+            lines.append("not run by %s: %s (%s)" % (system, _plural(
+                missing["count"], "question"), ", ".join(missing["cases"] + more)))
+    for compared in comparisons:  # at most _LISTED changed questions in all, 3 at least each
+        lines += _compared_lines(compared, label, max(3, _LISTED // len(comparisons)))
     for part, names in summary["slices"].items():
         lines += _slice_lines(part, names, summary["means"][part], label)
     lines += _trec_eval_lines(summary["trec_eval_means"], label)
@@ -2825,60 +2736,60 @@ def _summary_lines(result):
     lines += ["", "n/a rule: a macro mean skips questions without a value and says "
               "how many it averaged; n/a never counts as 0."]
     lines += _paired_lines(comparisons, summary["groups"], label)
-    disclosed = ["%s | %s" % (system, _listed(["%s: %s" % (name, ", ".join(
-        cited)) for name, cited in found]))
-        for system, found in summary["disclosures"].items() if found]
-    lines += ["", "restricted documents disclosed (in the top k or cited); no "
-              "score and no policy can excuse one" + ": none" * (not disclosed)]
-    if policy is None:
-        return lines + disclosed
-    lines += disclosed + ["", "acceptance policy, from %s" % policy["source"],
-                          "(python demo.py --explain shows why each unsupported "
-                          "claim is unsupported)"]
-    lines += _decision_lines("baseline " + systems[0], policy["baseline_alone"], True)
-    for compared in comparisons:
-        title = "%s against %s" % (compared["candidate"], systems[0])
-        lines += _decision_lines(title, compared["decision"])
-    return lines
+    lines += ["", "restricted documents disclosed (in the top k or "
+              "cited); no score and no policy can excuse one"]
+    lines += ["none"] * (not any(summary["disclosures"].values()))
+    for system, found in summary["disclosures"].items():
+        named = ["%s: %s" % (name, ", ".join(documents))
+                 for name, documents in found]
+        lines += ["%s | %s" % (system, _listed(named))] * bool(found)
+    return lines + (_policy_lines(result) if summary["policy"] else [])
 
 
 def report_text(result):
     """Return a report (see report()) as text, lines over 160 characters wrapped."""
+    label = {name: measure["label"].replace("%d", str(result["k"]))
+             for name, measure in MEASURES.items()}
     lines = ["note: " + note for note in result["notes"] or ()]
     explaining = result["review_queue"] is not None
     if explaining or result["summary"] is None:  # the per-question table
-        labels = " ".join(MEASURES[name]["label"] for name in result["measures"])
-        lines.append("case system | " + labels.replace("%d", str(result["k"])))
+        lines.append("case system | " + " ".join(label[name] for name in result["measures"]))
         for where, scores in _each_run(result, "scores"):
             shown = "not run" if scores is None else " ".join(
                 map(_cell, scores.values()))
             lines.append("%s | %s" % (where, shown))
-    if explaining:
-        lines += _explain_lines(result)
+    if explaining:  # why claims fail, then what to review next
+        lines += ["", "each unsupported claim with the first rule it breaks, each "
+                  "expected claim left uncovered, and each restricted document disclosed"]
+        for where, found in _each_run(result, "explain"):
+            if found is not None:  # else not run
+                lines += ["%s | claim %s unsupported: %s" % (where, claim, reason)
+                          for claim, reason in found["claims"] or () if reason]
+                lines += ["%s | expected claim %s not covered" % (where, claim)
+                          for claim in found["uncovered"] or ()]
+                lines += ["%s | restricted document %s disclosed" % (where, document)
+                          for document in found["disclosed"]]
+        queue = ["%s | %s: claim %s citing %s" % (system, name, claim,
+                                                   ", ".join(cited) or "nothing")
+                 for system, name, claim, cited in result["review_queue"]]
+        orphans = ["%s: claim %s" % pair for pair in result["orphan_labels"]]
+        lines += ["", "claims nobody has labelled, rejected or disputed: the next "
+                  "round of reviewing"] + (queue or ["none"])
+        lines += ["", "labels that no run uses, a typo perhaps (optional, disputed "
+                  "or rejected)"]
+        lines += orphans or ["none"]
     if result["summary"] is not None:
-        lines += [""] * bool(lines) + _summary_lines(result)
-    text = []
-    for line in lines:
-        if len(line) <= _WIDTH:
-            text.append(line)
-        else:
+        lines += [""] * bool(lines) + _summary_lines(result, label)
+    for index, line in enumerate(lines):
+        if len(line) > _WIDTH:
             from textwrap import wrap  # (a long line is rare: loaded then)
-            text += wrap(line, _WIDTH, subsequent_indent="    ",
-                         break_on_hyphens=False)
-    return "\n".join(text)
+            lines[index] = "\n".join(wrap(line, _WIDTH, subsequent_indent="    ",
+                                          break_on_hyphens=False))
+    return "\n".join(lines)
 
 
 def gate_text(result):
     """Return a line per candidate, accepted or why not; or a system alone's rules."""
-    systems, summary = result["systems"], result["summary"]
-    policy, decisions = summary["policy"], summary["decisions"]
-    lines = []
-    if len(systems) == 1:  # checked by the rules that need no baseline
-        words = policy and _decided_words(policy["baseline_alone"], alone=True)
-        lines.append("baseline %s checked alone: %s" % (
-            systems[0], words or "not checked, as the data has no policy"))
-    for candidate in systems[1:]:
-        why = _decided_words(decisions[candidate]) if decisions else \
-            "not accepted, as the data has no policy"
-        lines.append("%s against %s: %s" % (candidate, systems[0], why))
-    return "\n".join(lines)
+    found = _decisions_made(result)
+    return "\n".join("%s: %s" % (title, _decided_words(decided))
+                     for title, decided in found[1:] or found)

@@ -2563,11 +2563,15 @@ def _decided_words(decided):
         return "none, as the data has no policy"
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
-    loose = decided["lenient"]  # None where no label is disputed
-    if decided["accepted"] and loose and loose["accepted"] != decided["strict"]["accepted"]:
-        return "accepted under the plan %r, the readings disagreeing" % decided["plan"]
-    if decided["accepted"]:
-        return "accepted"
+    loose, test = decided["lenient"], decided["strict"]["significance"]
+    if decided["accepted"]:  # with what the acceptance rests on, if anything
+        text = "accepted"
+        if loose and loose["accepted"] != decided["strict"]["accepted"]:
+            text += " under the plan %r, the readings disagreeing" % decided["plan"]
+        if test and test["unmatched_runs"]:
+            unmatched = _plural(test["unmatched_runs"], "question")
+            text += " (more runs on one side on %s)" % unmatched
+        return text
     broken = decided["findings"]  # the gravest first
     rule, subject, detail, readings = broken[0]
     text = "not accepted, first: %s %s (%s)" % (rule, subject, detail)

@@ -2588,11 +2588,16 @@ def _compared_lines(compared, label, most):
     if changed is not None:
         lines += ["", "run manifests: what changed from %(baseline)s to "
                   "%(candidate)s (corpus, questions, permissions and rubric are "
-                  "held constant)" % compared] + ["nothing changed"] * (not changed)
+                  "held constant)" % compared]
+    if changed == []:
+        lines.append("nothing changed")
     for field, old, new in changed or ():
         old, new = ["(none)" if value is None else ascii(value)
                     for value in (old, new)]
         lines.append("%s: %s -> %s" % (field, old, new))
+    if changed and len(changed) > 1:  # the course: one change at a time
+        lines.append("%d things changed at once: which of them made the difference "
+                     "is unknown; change one at a time" % len(changed))
     if not compared["shared"]:
         return lines + ["", "%(candidate)s against %(baseline)s: no "
                         "question was run by both: nothing compared"

@@ -3550,8 +3550,9 @@ class DataFile(DataFileCase):
         rows = [(({"corpus": "v1", "model": "m1"}, {"corpus": "v1", "model": "m2"}),
                  ["model: 'm1' -> 'm2'"]),
                 (({"model": "m1", "prompt": "p1"}, {"model": "m2", "date": "2026-12-01"}),
-                 ["model: 'm1' -> 'm2'", "prompt: 'p1' -> (none)", "date: (none) -> '2026-12-01'"]),
-
+                 ["model: 'm1' -> 'm2'", "prompt: 'p1' -> (none)", "date: (none) -> '2026-12-01'",
+                  "3 things changed at once: which of them made the difference is unknown; "
+                  "change one at a time"]),
                 (({"rubric": "r1", "model": "m"}, {"rubric": "r1", "model": "m"}),
                  ["nothing changed"]),
                 (({"model": "Llama\u2011 3"}, {"model": "m"}),     # printed in ASCII

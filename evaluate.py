@@ -2728,10 +2728,12 @@ def _summary_lines(result, label):
         len(summary["slices"]["answerable"]), result["k"], systems[0],
         ", ".join(systems[1:]) or "none"))
     for system, missing in summary["not_run"].items():
-        more = ["..."] * (missing["count"] > len(missing["cases"]))  # past the first ten
+        named = ", ".join(missing["cases"])  # the first ten
+        if missing["count"] > len(missing["cases"]):
+            named += ", ..."
         if missing["count"]:
             lines.append("not run by %s: %s (%s)" % (system, _plural(
-                missing["count"], "question"), ", ".join(missing["cases"] + more)))
+                missing["count"], "question"), named))
     for compared in comparisons:  # at most _LISTED changed questions in all, 3 at least each
         lines += _compared_lines(compared, label, max(3, _LISTED // len(comparisons)))
     for part, names in summary["slices"].items():
@@ -2747,11 +2749,13 @@ def _summary_lines(result, label):
     lines += _paired_lines(comparisons, summary["groups"], label)
     lines += ["", "restricted documents disclosed (in the top k or "
               "cited); no score and no policy can excuse one"]
-    lines += ["none"] * (not any(summary["disclosures"].values()))
+    if not any(summary["disclosures"].values()):
+        lines.append("none")
     for system, found in summary["disclosures"].items():
         named = ["%s: %s" % (name, ", ".join(documents))
                  for name, documents in found]
-        lines += ["%s | %s" % (system, _listed(named))] * bool(found)
+        if found:
+            lines.append("%s | %s" % (system, _listed(named)))
     return lines + (_policy_lines(result) if summary["policy"] else [])
 
 
@@ -2788,7 +2792,9 @@ def report_text(result):
                   "or rejected)"]
         lines += orphans or ["none"]
     if result["summary"] is not None:
-        lines += [""] * bool(lines) + _summary_lines(result, label)
+        if lines:  # after the table and its explanations
+            lines.append("")
+        lines += _summary_lines(result, label)
     for index, line in enumerate(lines):
         if len(line) > _WIDTH:
             from textwrap import wrap  # (a long line is rare: loaded then)

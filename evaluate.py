@@ -518,8 +518,7 @@ _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
 _MAX_TAGS = 20  # of one question
 _MAX_TAGS_IN_ALL = 100  # each a slice of the summary
 _NAME_RULE = "names are 1 to 64 printable ASCII characters, no spaces"
-_REPORT_KEYS = ("grades", "group", "tags")  # of a case: see _check_extra()
-_ALL_CASE_KEYS = (*_CASE_KEYS, *_REPORT_KEYS)
+_ALL_CASE_KEYS = (*_CASE_KEYS, "grades", "group", "tags")  # _check_extra()
 
 
 def _check_dict_of(value, field, keys, template, *shown):
@@ -772,34 +771,28 @@ def _check_layout(cases, runs, systems):
                            "leave it out", system)
 
 
-def _checked_runs(name, system, given, corpus):
-    """Return a system's run of a case, or its repeated runs, as a tuple of
-    runs, each checked; a fault names the case, the system and the run."""
-    runs, number = given if type(given) is tuple else (given,), 0
+def _question(name, case, by_system, corpus):
+    """Return the _Question of a case and its runs by system (a run, or a
+    tuple of repeated runs), each checked once against the corpus (None:
+    IDs alone); a fault names the case, the system and the run."""
+    runs, system, number = {}, None, 0
     try:
-        if not 0 < len(runs) <= _MAX_RUNS:
-            raise _invalid("runs[%s][%s]" % (_shown(name), _shown(system)),
-                           "expected 1 to %s repeated runs, got %s",
-                           _MAX_RUNS, given)
-        for number, run in enumerate(runs, start=1):
-            _check_fields(run, "run", _RUN_KEYS, corpus)
+        _check_extra(case, corpus)
+        for system, given in by_system.items():
+            runs[system] = given if type(given) is tuple else (given,)
+            if not 0 < len(runs[system]) <= _MAX_RUNS:
+                raise _invalid("runs", "expected 1 to %s repeated runs, "
+                               "got %s", _MAX_RUNS, given)
+            for number, run in enumerate(runs[system], start=1):
+                _check_fields(run, "run", _RUN_KEYS, corpus)
+            number = 0
     except EvaluationError as fault:  # only now is its place written out
-        where = "case %s, system %s" % (_shown(name), _shown(system))
+        where = "case " + _shown(name)
+        if system is not None:
+            where += ", system " + _shown(system)
         if number and type(given) is tuple:
             where += ", run %d" % number
         raise EvaluationError("%s: %s" % (where, fault)) from None
-    return runs
-
-
-def _question(name, case, by_system, corpus):
-    """Return the _Question of a case and its runs by system, each checked
-    once against the corpus (None: documents are IDs alone)."""
-    try:
-        _check_extra(case, corpus)
-    except EvaluationError as fault:
-        raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
-    runs = {system: _checked_runs(name, system, given, corpus)
-            for system, given in by_system.items()}
     lookups = {"strict": _lookups(case)}
     if case.get("disputed"):
         lookups["lenient"] = _lookups(_lenient_reading(case))
@@ -894,7 +887,7 @@ class _Scored(_Record):
 class _Records(_Record):
     """The scored data: {system: {question name: _Scored}} in the strict
     reading, and in the lenient one (None when no label is disputed; there
-    a question that disputes none has its strict record)."""
+    a question that disputes none has its strict values)."""
 
     __slots__ = ("strict", "lenient")
 
@@ -913,27 +906,22 @@ def _mean(values, exact=False):
     return mean.numerator if mean.denominator == 1 else mean
 
 
-def _measured(data, question, run, counts):
-    """Return {measure: value} of one run, in the order of the data's
-    measures: _values() of its counts, or the measure's own "value"."""
-    six, values = _values(counts), {}
-    for name in data.measures:
-        found = MEASURES[name].get("value")
-        read = question.reads.get(name, question.case)
-        values[name] = six[name] if found is None else found(read, run,
-                                                             data.k)
-    return values
-
-
 def _scored_run(data, question, run):
-    """Return {reading: (values, counts)} of one checked run, and its
-    explanation, as explain() gives it."""
+    """Return {reading: (values, counts)} of one checked run, values in the
+    order of the data's measures (_values(), or a measure's own "value"),
+    and its explanation, as explain() gives it."""
     retrieved, claims, case = run["retrieved"], run["claims"], question.case
     judged = {reading: _judgement(lookups, retrieved, claims, data.k,
                                   data.corpus)
               for reading, lookups in question.lookups.items()}
-    scored = {reading: (_measured(data, question, run, counts), counts)
-              for reading, (counts, _, _) in judged.items()}
+    scored = {}
+    for reading, (counts, _, _) in judged.items():
+        six = _values(counts)
+        scored[reading] = {
+            name: six[name] if "value" not in MEASURES[name] else
+            MEASURES[name]["value"](question.reads.get(name, case), run,
+                                    data.k)
+            for name in data.measures}, counts
     reasons, disclosed = judged["strict"][1:]
     if reasons is None:
         return scored, {"claims": None, "uncovered": None,
@@ -948,22 +936,10 @@ def _scored_run(data, question, run):
                     "disclosed": disclosed}
 
 
-def _scored(runs, explained, answerable):
-    """Return the _Scored record of a question's runs, each a (values,
-    counts) pair: a repeated run's values and counts are their means."""
-    values, counts = runs[0]
-    if len(runs) > 1:
-        values = {name: _mean([run[0][name] for run in runs])
-                  for name in values}
-        counts = {name: _mean([run[1][name] for run in runs], True)
-                  for name in counts}
-    return _Scored(values, counts, tuple(runs), tuple(explained),
-                   answerable)
-
-
 def _records(data):
     """Return the _Records of checked data: each question each system ran,
-    scored and explained run by run."""
+    scored and explained run by run; a repeated run's values and counts
+    are their means."""
     disputed = any("lenient" in question.lookups
                    for question in data.questions.values())
     records = _Records({system: {} for system in data.systems},
@@ -972,15 +948,18 @@ def _records(data):
     for question in data.questions.values():
         for system, runs in question.runs.items():
             found = [_scored_run(data, question, run) for run in runs]
-            explained = [explanation for scored, explanation in found]
-            strict = _scored([scored["strict"] for scored, _ in found],
-                             explained, question.answerable)
-            records.strict[system][question.name] = strict
-            if disputed:
-                records.lenient[system][question.name] = strict if \
-                    "lenient" not in question.lookups else _scored(
-                        [scored["lenient"] for scored, _ in found],
-                        explained, question.answerable)
+            explained = tuple(explanation for _, explanation in found)
+            for reading in ("strict", "lenient")[:1 + disputed]:
+                pairs = tuple(scored.get(reading, scored["strict"])
+                              for scored, _ in found)
+                values, counts = pairs[0]
+                if len(pairs) > 1:
+                    values = {name: _mean([run[0][name] for run in pairs])
+                              for name in values}
+                    counts = {name: _mean([run[1][name] for run in pairs],
+                                          True) for name in counts}
+                getattr(records, reading)[system][question.name] = _Scored(
+                    values, counts, pairs, explained, question.answerable)
     return records
 
 

@@ -771,7 +771,7 @@ def _check_layout(cases, runs, systems):
                            "leave it out", system)
 
 
-def _question(name, case, by_system, corpus):
+def _question(name, case, by_system, corpus, measures, k):
     """Return the _Question of a case and its runs by system (a run, or a
     tuple of repeated runs), each checked once against the corpus (None:
     IDs alone); a fault names the case, the system and the run."""
@@ -799,7 +799,9 @@ def _question(name, case, by_system, corpus):
     # Unanswerable: nothing relevant or no claim expected, so the right
     # answer is an empty one.
     answerable = case["relevant"] != () and case["support"] != {}
-    return _Question(name, case, runs, answerable, lookups, {})
+    reads = {measure: MEASURES[measure]["reads"](case, k)
+             for measure in measures if "reads" in MEASURES[measure]}
+    return _Question(name, case, runs, answerable, lookups, reads)
 
 
 def _named(questions):
@@ -844,25 +846,20 @@ def _checked(data):
     if corpus is not None:
         _check_corpus(corpus)
     _check_layout(cases, parts["runs"], systems)
-    questions = {name: _question(name, case, parts["runs"][name], corpus)
-                 for name, case in cases.items()}
     # The measures a data set has: each that needs no case key, or whose
     # key some case gives.
     measures = [name for name, measure in MEASURES.items()
                 if "needs" not in measure or any(
                     measure["needs"] in case for case in cases.values())]
-    for question in questions.values():
-        question.reads = {name: MEASURES[name]["reads"](question.case,
-                                                        parts["k"])
-                          for name in measures if "reads" in MEASURES[name]}
-    groups = None
-    if any("group" in case for case in cases.values()):
-        groups = {name: case.get("group") for name, case in cases.items()}
-    checked = _Data(parts["k"], systems, corpus, questions, parts["policy"],
-                    parts["manifests"], measures, _slices(questions), groups,
-                    parts["notes"])
-    if corpus is None:  # left out: the documents named
-        checked.corpus = _named(questions)
+    questions = {name: _question(name, case, parts["runs"][name], corpus,
+                                 measures, parts["k"])
+                 for name, case in cases.items()}
+    groups = {name: case.get("group") for name, case in cases.items()}
+    if not any(groups.values()):  # no case names one
+        groups = None
+    checked = _Data(parts["k"], systems, corpus or _named(questions),
+                    questions, parts["policy"], parts["manifests"], measures,
+                    _slices(questions), groups, parts["notes"])
     if checked.policy is not None:  # a fault of the data, whatever is asked
         _check_policy(checked)
     return checked

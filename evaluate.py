@@ -546,10 +546,9 @@ def _check_names(value, field, most):
                        most, value)
     for name in value:
         _check_name(name, field)
-    if len(set(value)) < len(value):
-        raise _invalid(field, "repeated name %s", next(
-            name for index, name in enumerate(value)
-            if name in value[:index]))
+    repeated = [name for name in value if value.count(name) > 1]
+    if repeated:
+        raise _invalid(field, "repeated name %s", repeated[0])
 
 
 def _check_extra(case, corpus):
@@ -565,8 +564,7 @@ def _check_extra(case, corpus):
         for doc_id, grade in case["grades"].items():
             if type(grade) is not int or not 1 <= grade <= 100:
                 raise _invalid('case["grades"][%s]' % _shown(doc_id),
-                               "expected an int from 1 to 100, got %s",
-                               grade)
+                               "expected an int from 1 to 100, got %s", grade)
     if "group" in case:
         _check_name(case["group"], 'case["group"]')
     if "tags" in case:
@@ -602,10 +600,9 @@ def _ndcg(gains, run, k):
 
 def ndcg(corpus, case, run, *, k=2):
     """Validate like evaluate(), the keys a report reads too; return nDCG@k
-    as trec_eval's ndcg_cut gives it: the gain of the top k over that of
-    the best ranking, a document's gain its grade (1 without grades)
-    divided by math.log2(rank + 1). 0.0 when nothing relevant is in the top
-    k; None when no document is relevant."""
+    as trec_eval's ndcg_cut gives it: the gain of the top k over the best
+    ranking's, a document's gain its grade (1 without grades) over
+    math.log2(rank + 1); 0.0 with no hit, None with nothing relevant."""
     _check_corpus(corpus)
     _check_extra(case, corpus)
     _check_fields(run, "run", _RUN_KEYS, corpus)
@@ -613,15 +610,13 @@ def ndcg(corpus, case, run, *, k=2):
     return _ndcg(_gains(case, k), run, k)
 
 
-# The measures of one question that a report gives, in the order of its
-# columns. An entry holds the measure's label at cutoff k and when it is
-# n/a; "yes_no" if it is a yes or no (counted, never averaged); "answer" if
-# a run that makes no answer has none (a candidate's silence then counts as
-# its lowest value, "lowest", 0.0 unless given: see _sides()); "needs", the
-# case key without which a data set leaves it out; and "value", how a run's
-# value is found, a function of (the checked case, or what its "reads"
-# function of the case and k gives, once a question), the run and k; left
-# out, evaluate() gives it. To add a measure, add its entry.
+# A report's measures, in the order of its columns: each entry's label at
+# cutoff k and when it is n/a; "yes_no": counted, never averaged; "answer":
+# n/a without an answer (a candidate's silence counts as "lowest", 0.0
+# unless given: see _sides()); "needs": the case key without which data
+# leaves it out; "value": a function of (the case, or what "reads" of it
+# and k gives once), the run and k, else evaluate()'s. To add a measure,
+# add its entry.
 MEASURES = {
     "precision": {"label": "P@%d", "n/a": "nothing is labelled relevant"},
     "recall": {"label": "R@%d", "n/a": "nothing is labelled relevant"},
@@ -644,9 +639,8 @@ def _averaged(measures):
 
 
 # --- Checked data ----------------------------------------------------------
-# A data set is a dict of _DATA_KEYS: the fixture, a JSON file or TREC files
-# read into one. _checked() checks each part once, where it comes in, into
-# records: a _Question per case, holding its checked runs.
+# A data set (the fixture, a JSON file or TREC files) is a dict of _DATA_KEYS:
+# _checked() checks each part once into records, a _Question per case.
 
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
               "manifests", "notes")
@@ -717,6 +711,7 @@ def _check_manifests(manifests, systems):
     the fields of _HELD_CONSTANT are the same for all (left out: None)."""
     _check_dict_of(manifests, "manifests", systems, "expected a dict with "
                    "the keys %s, got %s", systems)
+    first = manifests[systems[0]]  # the baseline's: checked first
     for system in systems:
         field = "manifests[%s]" % _shown(system)
         if type(manifests[system]) is not dict:
@@ -727,14 +722,12 @@ def _check_manifests(manifests, systems):
             if type(value) is not str:
                 raise _invalid("%s[%s]" % (field, _shown(key)),
                                "expected a string, got %s", value)
-    first = manifests[systems[0]]
-    for system in systems[1:]:
-        for field in _HELD_CONSTANT:
-            if first.get(field) != manifests[system].get(field):
-                raise _invalid("manifests", '"' + field + '" must be the '
+        for key in _HELD_CONSTANT:
+            if first.get(key) != manifests[system].get(key):
+                raise _invalid("manifests", '"' + key + '" must be the '
                                "same for every system, got %s for %s and "
-                               "%s for %s", first.get(field), systems[0],
-                               manifests[system].get(field), system)
+                               "%s for %s", first.get(key), systems[0],
+                               manifests[system].get(key), system)
 
 
 def _check_layout(cases, runs, systems):
@@ -805,40 +798,23 @@ def _question(name, case, by_system, corpus, measures, k):
 
 
 def _named(questions):
-    """Return the set of documents the checked cases and runs name, for a
-    data set that gives no corpus: their relevant, restricted and source
-    documents (disputed ones too), and those retrieved. A citation of any
-    other document is "not in the corpus"."""
+    """Return the documents that the cases and runs name, for data without
+    a corpus: relevant, restricted, sources (disputed too) and retrieved;
+    a citation of any other is "not in the corpus"."""
     named = set()
     for question in questions.values():
         relevant, _, labels, restricted = question.lookups.get(
             "lenient", question.lookups["strict"])
-        named.update(relevant or (), restricted, *(labels or {}).values())
-        for runs in question.runs.values():
-            for run in runs:
-                named.update(run["retrieved"])
+        named.update(relevant or (), restricted, *(labels or {}).values(),
+                     *(run["retrieved"] for runs in question.runs.values()
+                       for run in runs))
     return named
-
-
-def _slices(questions):
-    """Return {slice: question names, in case order}: the answerable, the
-    unanswerable, then "tag:NAME" per tag, in the order tags are first
-    used; at most 100 tags in all."""
-    parts = {part: [] for part in _SLICES}
-    for question in questions.values():
-        parts[_SLICES[not question.answerable]].append(question.name)
-        for tag in question.case.get("tags", ()):
-            parts.setdefault("tag:" + tag, []).append(question.name)
-    if len(parts) > len(_SLICES) + _MAX_TAGS_IN_ALL:
-        raise _invalid("cases", "expected at most %s tags in all, got %s",
-                       _MAX_TAGS_IN_ALL, len(parts) - len(_SLICES))
-    return parts
 
 
 def _checked(data):
     """Return a data set (a dict of _DATA_KEYS) checked once, as _Data: its
     keys, k, systems and notes, the manifests, the corpus, the layout of
-    cases and runs, each case and run in full, then the policy."""
+    cases and runs, each case and run in full, the tags, then the policy."""
     parts = _data_parts(data)
     cases, systems, corpus = parts["cases"], parts["systems"], parts["corpus"]
     if parts["manifests"] is not None:
@@ -854,23 +830,31 @@ def _checked(data):
     questions = {name: _question(name, case, parts["runs"][name], corpus,
                                  measures, parts["k"])
                  for name, case in cases.items()}
+    # The slices: the answerable, the unanswerable, then "tag:NAME" per tag
+    # in the order tags are first used; each holds names in case order.
+    slices = {part: [] for part in _SLICES}
+    for question in questions.values():
+        slices[_SLICES[not question.answerable]].append(question.name)
+        for tag in question.case.get("tags", ()):
+            slices.setdefault("tag:" + tag, []).append(question.name)
+    if len(slices) > len(_SLICES) + _MAX_TAGS_IN_ALL:
+        raise _invalid("cases", "expected at most %s tags in all, got %s",
+                       _MAX_TAGS_IN_ALL, len(slices) - len(_SLICES))
     groups = {name: case.get("group") for name, case in cases.items()}
     if not any(groups.values()):  # no case names one
         groups = None
     checked = _Data(parts["k"], systems, corpus or _named(questions),
                     questions, parts["policy"], parts["manifests"], measures,
-                    _slices(questions), groups, parts["notes"])
+                    slices, groups, parts["notes"])
     if checked.policy is not None:  # a fault of the data, whatever is asked
         _check_policy(checked)
     return checked
 
 
 # --- The scored records ----------------------------------------------------
-# Each checked run is scored once, in each reading: the strict one, and the
-# lenient one where its case disputes a label. Each run costs what it holds
-# and k, whatever its question's labels hold (they are read once, in
-# _lookups()). Everything below reads these records: the _Scored record of
-# each question a system ran, in each reading.
+# Each checked run is scored once, in the strict reading and, where its case
+# disputes a label, the lenient one, at a cost of what it holds and k (the
+# labels are read once, in _lookups()). Everything below reads the records.
 
 class _Scored(_Record):
     """One question run by one system, in one reading: {measure: the mean

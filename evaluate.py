@@ -663,9 +663,8 @@ class _Record:
 
 class _Question(_Record):
     """A checked case: its name, the case, {system: a tuple of its checked
-    runs}, whether it is answerable, {reading: its _lookups()} (the lenient
-    reading where it disputes a label) and {measure: what the measure's
-    "reads" gives of it}."""
+    runs}, whether it is answerable, {reading: its _lookups()} (lenient too
+    where it disputes a label) and {measure: what its "reads" gives}."""
 
     __slots__ = ("name", "case", "runs", "answerable", "lookups", "reads")
 
@@ -789,8 +788,7 @@ def _question(name, case, by_system, corpus, measures, k):
     lookups = {"strict": _lookups(case)}
     if case.get("disputed"):
         lookups["lenient"] = _lookups(_lenient_reading(case))
-    # Unanswerable: nothing relevant or no claim expected, so the right
-    # answer is an empty one.
+    # Unanswerable: nothing relevant or no claim expected: answer nothing.
     answerable = case["relevant"] != () and case["support"] != {}
     reads = {measure: MEASURES[measure]["reads"](case, k)
              for measure in measures if "reads" in MEASURES[measure]}
@@ -822,8 +820,7 @@ def _checked(data):
     if corpus is not None:
         _check_corpus(corpus)
     _check_layout(cases, parts["runs"], systems)
-    # The measures a data set has: each that needs no case key, or whose
-    # key some case gives.
+    # Each measure that needs no case key, or whose key some case gives:
     measures = [name for name, measure in MEASURES.items()
                 if "needs" not in measure or any(
                     measure["needs"] in case for case in cases.values())]

@@ -518,8 +518,7 @@ _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
 _MAX_TAGS = 20  # of one question
 _MAX_TAGS_IN_ALL = 100  # each a slice of the summary
 _NAME_RULE = "names are 1 to 64 printable ASCII characters, no spaces"
-_REPORT_KEYS = ("grades", "group", "tags")  # of a case: see _check_extra()
-_ALL_CASE_KEYS = (*_CASE_KEYS, *_REPORT_KEYS)
+_ALL_CASE_KEYS = (*_CASE_KEYS, "grades", "group", "tags")  # _check_extra()
 
 
 def _check_dict_of(value, field, keys, template, *shown):
@@ -547,10 +546,9 @@ def _check_names(value, field, most):
                        most, value)
     for name in value:
         _check_name(name, field)
-    if len(set(value)) < len(value):
-        raise _invalid(field, "repeated name %s", next(
-            name for index, name in enumerate(value)
-            if name in value[:index]))
+    repeated = [name for name in value if value.count(name) > 1]
+    if repeated:
+        raise _invalid(field, "repeated name %s", repeated[0])
 
 
 def _check_extra(case, corpus):
@@ -566,8 +564,7 @@ def _check_extra(case, corpus):
         for doc_id, grade in case["grades"].items():
             if type(grade) is not int or not 1 <= grade <= 100:
                 raise _invalid('case["grades"][%s]' % _shown(doc_id),
-                               "expected an int from 1 to 100, got %s",
-                               grade)
+                               "expected an int from 1 to 100, got %s", grade)
     if "group" in case:
         _check_name(case["group"], 'case["group"]')
     if "tags" in case:
@@ -603,10 +600,9 @@ def _ndcg(gains, run, k):
 
 def ndcg(corpus, case, run, *, k=2):
     """Validate like evaluate(), the keys a report reads too; return nDCG@k
-    as trec_eval's ndcg_cut gives it: the gain of the top k over that of
-    the best ranking, a document's gain its grade (1 without grades)
-    divided by math.log2(rank + 1). 0.0 when nothing relevant is in the top
-    k; None when no document is relevant."""
+    as trec_eval's ndcg_cut gives it: the gain of the top k over the best
+    ranking's, a document's gain its grade (1 without grades) over
+    math.log2(rank + 1); 0.0 with no hit, None with nothing relevant."""
     _check_corpus(corpus)
     _check_extra(case, corpus)
     _check_fields(run, "run", _RUN_KEYS, corpus)
@@ -614,15 +610,13 @@ def ndcg(corpus, case, run, *, k=2):
     return _ndcg(_gains(case, k), run, k)
 
 
-# The measures of one question that a report gives, in the order of its
-# columns. An entry holds the measure's label at cutoff k and when it is
-# n/a; "yes_no" if it is a yes or no (counted, never averaged); "answer" if
-# a run that makes no answer has none (a candidate's silence then counts as
-# its lowest value, "lowest", 0.0 unless given: see _sides()); "needs", the
-# case key without which a data set leaves it out; and "value", how a run's
-# value is found, a function of (the checked case, or what its "reads"
-# function of the case and k gives, once a question), the run and k; left
-# out, evaluate() gives it. To add a measure, add its entry.
+# A report's measures, in the order of its columns: each entry's label at
+# cutoff k and when it is n/a; "yes_no": counted, never averaged; "answer":
+# n/a without an answer (a candidate's silence counts as "lowest", 0.0
+# unless given: see _sides()); "needs": the case key without which data
+# leaves it out; "value": a function of (the case, or what "reads" of it
+# and k gives once), the run and k, else evaluate()'s. To add a measure,
+# add its entry.
 MEASURES = {
     "precision": {"label": "P@%d", "n/a": "nothing is labelled relevant"},
     "recall": {"label": "R@%d", "n/a": "nothing is labelled relevant"},
@@ -645,9 +639,8 @@ def _averaged(measures):
 
 
 # --- Checked data ----------------------------------------------------------
-# A data set is a dict of _DATA_KEYS: the fixture, a JSON file or TREC files
-# read into one. _checked() checks each part once, where it comes in, into
-# records: a _Question per case, holding its checked runs.
+# A data set (the fixture, a JSON file or TREC files) is a dict of _DATA_KEYS:
+# _checked() checks each part once into records, a _Question per case.
 
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
               "manifests", "notes")
@@ -670,9 +663,8 @@ class _Record:
 
 class _Question(_Record):
     """A checked case: its name, the case, {system: a tuple of its checked
-    runs}, whether it is answerable, {reading: its _lookups()} (the lenient
-    reading where it disputes a label) and {measure: what the measure's
-    "reads" gives of it}."""
+    runs}, whether it is answerable, {reading: its _lookups()} (lenient too
+    where it disputes a label) and {measure: what its "reads" gives}."""
 
     __slots__ = ("name", "case", "runs", "answerable", "lookups", "reads")
 
@@ -718,6 +710,7 @@ def _check_manifests(manifests, systems):
     the fields of _HELD_CONSTANT are the same for all (left out: None)."""
     _check_dict_of(manifests, "manifests", systems, "expected a dict with "
                    "the keys %s, got %s", systems)
+    first = manifests[systems[0]]  # the baseline's: checked first
     for system in systems:
         field = "manifests[%s]" % _shown(system)
         if type(manifests[system]) is not dict:
@@ -728,14 +721,12 @@ def _check_manifests(manifests, systems):
             if type(value) is not str:
                 raise _invalid("%s[%s]" % (field, _shown(key)),
                                "expected a string, got %s", value)
-    first = manifests[systems[0]]
-    for system in systems[1:]:
-        for field in _HELD_CONSTANT:
-            if first.get(field) != manifests[system].get(field):
-                raise _invalid("manifests", '"' + field + '" must be the '
+        for key in _HELD_CONSTANT:
+            if first.get(key) != manifests[system].get(key):
+                raise _invalid("manifests", '"' + key + '" must be the '
                                "same for every system, got %s for %s and "
-                               "%s for %s", first.get(field), systems[0],
-                               manifests[system].get(field), system)
+                               "%s for %s", first.get(key), systems[0],
+                               manifests[system].get(key), system)
 
 
 def _check_layout(cases, runs, systems):
@@ -772,78 +763,56 @@ def _check_layout(cases, runs, systems):
                            "leave it out", system)
 
 
-def _checked_runs(name, system, given, corpus):
-    """Return a system's run of a case, or its repeated runs, as a tuple of
-    runs, each checked; a fault names the case, the system and the run."""
-    runs, number = given if type(given) is tuple else (given,), 0
+def _question(name, case, by_system, corpus, measures, k):
+    """Return the _Question of a case and its runs by system (a run, or a
+    tuple of repeated runs), each checked once against the corpus (None:
+    IDs alone); a fault names the case, the system and the run."""
+    runs, system, number = {}, None, 0
     try:
-        if not 0 < len(runs) <= _MAX_RUNS:
-            raise _invalid("runs[%s][%s]" % (_shown(name), _shown(system)),
-                           "expected 1 to %s repeated runs, got %s",
-                           _MAX_RUNS, given)
-        for number, run in enumerate(runs, start=1):
-            _check_fields(run, "run", _RUN_KEYS, corpus)
+        _check_extra(case, corpus)
+        for system, given in by_system.items():
+            runs[system] = given if type(given) is tuple else (given,)
+            if not 0 < len(runs[system]) <= _MAX_RUNS:
+                raise _invalid("runs", "expected 1 to %s repeated runs, "
+                               "got %s", _MAX_RUNS, given)
+            for number, run in enumerate(runs[system], start=1):
+                _check_fields(run, "run", _RUN_KEYS, corpus)
+            number = 0
     except EvaluationError as fault:  # only now is its place written out
-        where = "case %s, system %s" % (_shown(name), _shown(system))
+        where = "case " + _shown(name)
+        if system is not None:
+            where += ", system " + _shown(system)
         if number and type(given) is tuple:
             where += ", run %d" % number
         raise EvaluationError("%s: %s" % (where, fault)) from None
-    return runs
-
-
-def _question(name, case, by_system, corpus):
-    """Return the _Question of a case and its runs by system, each checked
-    once against the corpus (None: documents are IDs alone)."""
-    try:
-        _check_extra(case, corpus)
-    except EvaluationError as fault:
-        raise EvaluationError("case %s: %s" % (_shown(name), fault)) from None
-    runs = {system: _checked_runs(name, system, given, corpus)
-            for system, given in by_system.items()}
     lookups = {"strict": _lookups(case)}
     if case.get("disputed"):
         lookups["lenient"] = _lookups(_lenient_reading(case))
-    # Unanswerable: nothing relevant or no claim expected, so the right
-    # answer is an empty one.
+    # Unanswerable: nothing relevant or no claim expected: answer nothing.
     answerable = case["relevant"] != () and case["support"] != {}
-    return _Question(name, case, runs, answerable, lookups, {})
+    reads = {measure: MEASURES[measure]["reads"](case, k)
+             for measure in measures if "reads" in MEASURES[measure]}
+    return _Question(name, case, runs, answerable, lookups, reads)
 
 
 def _named(questions):
-    """Return the set of documents the checked cases and runs name, for a
-    data set that gives no corpus: their relevant, restricted and source
-    documents (disputed ones too), and those retrieved. A citation of any
-    other document is "not in the corpus"."""
+    """Return the documents that the cases and runs name, for data without
+    a corpus: relevant, restricted, sources (disputed too) and retrieved;
+    a citation of any other is "not in the corpus"."""
     named = set()
     for question in questions.values():
         relevant, _, labels, restricted = question.lookups.get(
             "lenient", question.lookups["strict"])
-        named.update(relevant or (), restricted, *(labels or {}).values())
-        for runs in question.runs.values():
-            for run in runs:
-                named.update(run["retrieved"])
+        named.update(relevant or (), restricted, *(labels or {}).values(),
+                     *(run["retrieved"] for runs in question.runs.values()
+                       for run in runs))
     return named
-
-
-def _slices(questions):
-    """Return {slice: question names, in case order}: the answerable, the
-    unanswerable, then "tag:NAME" per tag, in the order tags are first
-    used; at most 100 tags in all."""
-    parts = {part: [] for part in _SLICES}
-    for question in questions.values():
-        parts[_SLICES[not question.answerable]].append(question.name)
-        for tag in question.case.get("tags", ()):
-            parts.setdefault("tag:" + tag, []).append(question.name)
-    if len(parts) > len(_SLICES) + _MAX_TAGS_IN_ALL:
-        raise _invalid("cases", "expected at most %s tags in all, got %s",
-                       _MAX_TAGS_IN_ALL, len(parts) - len(_SLICES))
-    return parts
 
 
 def _checked(data):
     """Return a data set (a dict of _DATA_KEYS) checked once, as _Data: its
     keys, k, systems and notes, the manifests, the corpus, the layout of
-    cases and runs, each case and run in full, then the policy."""
+    cases and runs, each case and run in full, the tags, then the policy."""
     parts = _data_parts(data)
     cases, systems, corpus = parts["cases"], parts["systems"], parts["corpus"]
     if parts["manifests"] is not None:
@@ -851,36 +820,38 @@ def _checked(data):
     if corpus is not None:
         _check_corpus(corpus)
     _check_layout(cases, parts["runs"], systems)
-    questions = {name: _question(name, case, parts["runs"][name], corpus)
-                 for name, case in cases.items()}
-    # The measures a data set has: each that needs no case key, or whose
-    # key some case gives.
+    # Each measure that needs no case key, or whose key some case gives:
     measures = [name for name, measure in MEASURES.items()
                 if "needs" not in measure or any(
                     measure["needs"] in case for case in cases.values())]
+    questions = {name: _question(name, case, parts["runs"][name], corpus,
+                                 measures, parts["k"])
+                 for name, case in cases.items()}
+    # The slices: the answerable, the unanswerable, then "tag:NAME" per tag
+    # in the order tags are first used; each holds names in case order.
+    slices = {part: [] for part in _SLICES}
     for question in questions.values():
-        question.reads = {name: MEASURES[name]["reads"](question.case,
-                                                        parts["k"])
-                          for name in measures if "reads" in MEASURES[name]}
-    groups = None
-    if any("group" in case for case in cases.values()):
-        groups = {name: case.get("group") for name, case in cases.items()}
-    checked = _Data(parts["k"], systems, corpus, questions, parts["policy"],
-                    parts["manifests"], measures, _slices(questions), groups,
-                    parts["notes"])
-    if corpus is None:  # left out: the documents named
-        checked.corpus = _named(questions)
+        slices[_SLICES[not question.answerable]].append(question.name)
+        for tag in question.case.get("tags", ()):
+            slices.setdefault("tag:" + tag, []).append(question.name)
+    if len(slices) > len(_SLICES) + _MAX_TAGS_IN_ALL:
+        raise _invalid("cases", "expected at most %s tags in all, got %s",
+                       _MAX_TAGS_IN_ALL, len(slices) - len(_SLICES))
+    groups = {name: case.get("group") for name, case in cases.items()}
+    if not any(groups.values()):  # no case names one
+        groups = None
+    checked = _Data(parts["k"], systems, corpus or _named(questions),
+                    questions, parts["policy"], parts["manifests"], measures,
+                    slices, groups, parts["notes"])
     if checked.policy is not None:  # a fault of the data, whatever is asked
         _check_policy(checked)
     return checked
 
 
 # --- The scored records ----------------------------------------------------
-# Each checked run is scored once, in each reading: the strict one, and the
-# lenient one where its case disputes a label. Each run costs what it holds
-# and k, whatever its question's labels hold (they are read once, in
-# _lookups()). Everything below reads these records: the _Scored record of
-# each question a system ran, in each reading.
+# Each checked run is scored once, in the strict reading and, where its case
+# disputes a label, the lenient one, at a cost of what it holds and k (the
+# labels are read once, in _lookups()). Everything below reads the records.
 
 class _Scored(_Record):
     """One question run by one system, in one reading: {measure: the mean
@@ -894,7 +865,7 @@ class _Scored(_Record):
 class _Records(_Record):
     """The scored data: {system: {question name: _Scored}} in the strict
     reading, and in the lenient one (None when no label is disputed; there
-    a question that disputes none has its strict record)."""
+    a question that disputes none has its strict values)."""
 
     __slots__ = ("strict", "lenient")
 
@@ -913,27 +884,22 @@ def _mean(values, exact=False):
     return mean.numerator if mean.denominator == 1 else mean
 
 
-def _measured(data, question, run, counts):
-    """Return {measure: value} of one run, in the order of the data's
-    measures: _values() of its counts, or the measure's own "value"."""
-    six, values = _values(counts), {}
-    for name in data.measures:
-        found = MEASURES[name].get("value")
-        read = question.reads.get(name, question.case)
-        values[name] = six[name] if found is None else found(read, run,
-                                                             data.k)
-    return values
-
-
 def _scored_run(data, question, run):
-    """Return {reading: (values, counts)} of one checked run, and its
-    explanation, as explain() gives it."""
+    """Return {reading: (values, counts)} of one checked run, values in the
+    order of the data's measures (_values(), or a measure's own "value"),
+    and its explanation, as explain() gives it."""
     retrieved, claims, case = run["retrieved"], run["claims"], question.case
     judged = {reading: _judgement(lookups, retrieved, claims, data.k,
                                   data.corpus)
               for reading, lookups in question.lookups.items()}
-    scored = {reading: (_measured(data, question, run, counts), counts)
-              for reading, (counts, _, _) in judged.items()}
+    scored = {}
+    for reading, (counts, _, _) in judged.items():
+        six = _values(counts)
+        scored[reading] = {
+            name: six[name] if "value" not in MEASURES[name] else
+            MEASURES[name]["value"](question.reads.get(name, case), run,
+                                    data.k)
+            for name in data.measures}, counts
     reasons, disclosed = judged["strict"][1:]
     if reasons is None:
         return scored, {"claims": None, "uncovered": None,
@@ -948,22 +914,10 @@ def _scored_run(data, question, run):
                     "disclosed": disclosed}
 
 
-def _scored(runs, explained, answerable):
-    """Return the _Scored record of a question's runs, each a (values,
-    counts) pair: a repeated run's values and counts are their means."""
-    values, counts = runs[0]
-    if len(runs) > 1:
-        values = {name: _mean([run[0][name] for run in runs])
-                  for name in values}
-        counts = {name: _mean([run[1][name] for run in runs], True)
-                  for name in counts}
-    return _Scored(values, counts, tuple(runs), tuple(explained),
-                   answerable)
-
-
 def _records(data):
     """Return the _Records of checked data: each question each system ran,
-    scored and explained run by run."""
+    scored and explained run by run; a repeated run's values and counts
+    are their means."""
     disputed = any("lenient" in question.lookups
                    for question in data.questions.values())
     records = _Records({system: {} for system in data.systems},
@@ -972,15 +926,18 @@ def _records(data):
     for question in data.questions.values():
         for system, runs in question.runs.items():
             found = [_scored_run(data, question, run) for run in runs]
-            explained = [explanation for scored, explanation in found]
-            strict = _scored([scored["strict"] for scored, _ in found],
-                             explained, question.answerable)
-            records.strict[system][question.name] = strict
-            if disputed:
-                records.lenient[system][question.name] = strict if \
-                    "lenient" not in question.lookups else _scored(
-                        [scored["lenient"] for scored, _ in found],
-                        explained, question.answerable)
+            explained = tuple(explanation for _, explanation in found)
+            for reading in ("strict", "lenient")[:1 + disputed]:
+                pairs = tuple(scored.get(reading, scored["strict"])
+                              for scored, _ in found)
+                values, counts = pairs[0]
+                if len(pairs) > 1:
+                    values = {name: _mean([run[0][name] for run in pairs])
+                              for name in values}
+                    counts = {name: _mean([run[1][name] for run in pairs],
+                                          True) for name in counts}
+                getattr(records, reading)[system][question.name] = _Scored(
+                    values, counts, pairs, explained, question.answerable)
     return records
 
 

@@ -1901,8 +1901,7 @@ class ManyQuestions(TestCase):
                                                          "B": copy.deepcopy(bad)})
                 for bad in broken]
         saved = copy.deepcopy(runs)
-        many = "case 'rollback', system 'B': runs['rollback']['B']: expected 1 to 100 repeated " \
-               "runs, got "
+        many = "case 'rollback', system 'B': runs: expected 1 to 100 repeated runs, got "
         self.assertRows(lambda runs: message_of(evaluate.report, report_of(runs=runs)), [
             ((runs[0],), many + "()"), ((runs[1],), many + shown((RUN,) * 101))])
         self.assertRows(lambda runs, prefix, field, value: passed_on(
@@ -3482,7 +3481,7 @@ class DataFile(DataFileCase):
                 RUNS, **{"my q": RUNS["region"]})), "cases: invalid name 'my q'" + NAME_RULE),
             (data_with(cases=cases_with("launch", disputes={})),
              "case 'launch': case[\"disputes\"]: unknown key; did you mean 'disputed'?"),
-            (rollback_b([]), rollback + "runs['rollback']['B']: " + repeats + "()"),
+            (rollback_b([]), rollback + "runs: " + repeats + "()"),
             (data_with(manifests={"A": {"permissions": "p1"}, "B": {}}),
              manifests("permissions", "'p1'", "None")),  # given for one system only
             (data_with(manifests=[1]), of_a_and_b + "(1,)"),

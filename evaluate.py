@@ -1162,14 +1162,35 @@ def _upper_bound(hits, draws):
     return high
 
 
+def p_text(p, method="exact"):
+    """Return a p as the report's text shows it: an exact p as a short
+    fraction (1/2), any other with two significant digits (0.091, 3.1e-05)."""
+    from fractions import Fraction
+    if type(p) not in (Fraction, int, float) or not 0 <= p <= 1:
+        raise _invalid("p", "expected a number from 0 to 1, got %s", p)
+    if type(method) is not str or method not in ("exact", "sampled"):
+        raise _invalid("method", 'expected "exact" or "sampled", got %s',
+                       method)
+    if method == "exact" and Fraction(p).denominator <= 1000:
+        return str(Fraction(p))
+    return "%.2g" % p if p > 1e-300 else "below 1e-300"
+
+
+def _lowest_p(moved):
+    """Return 2**(1 - moved), the lowest p `moved` units give, or 1."""
+    from fractions import Fraction
+    return Fraction(2, 2 ** moved) if moved else Fraction(1)
+
+
 def _sign_flip_p(numbers, scale, budget):
-    """Return {p, method, samples, p_upper, normal_p} of the two-sided
-    sign-flip test of the units' _scaled() differences, in the order of
-    the units' names, as the budget allows."""
+    """Return {p, p_upper, p_shown, min_p, method, samples, normal_p} of
+    the two-sided sign-flip test of the units' _scaled() differences, in
+    the order of the units' names, as the budget allows."""
     from fractions import Fraction
     moved = [number for number in numbers if number]
-    found = dict(p=Fraction(1), method="exact", samples=None,
-                 p_upper=Fraction(1), normal_p=1.0)
+    found = dict(p=Fraction(1), p_upper=Fraction(1), p_shown="p = 1 (exact)",
+                 min_p=_lowest_p(len(moved)), method="exact", samples=None,
+                 normal_p=1.0)
     if not moved:
         return found  # every sum is 0, as far as observed
     sizes = [abs(number) for number in moved]
@@ -1181,15 +1202,19 @@ def _sign_flip_p(numbers, scale, budget):
     found["normal_p"] = math.erfc(observed / math.sqrt(2 * variance))
     p = None if scale is None else _exact_p(sizes, abs(sum(moved)), budget)
     if p is not None:
-        return dict(found, p=p, p_upper=p)
+        shown = "p = %s (exact)" % p_text(p)
+        return dict(found, p=p, p_upper=p, p_shown=shown)
     # The observed assignment counts as one draw, so p is never 0.
     draws = budget["draws"]
     extreme = _sampled_count(floats, observed, draws)
     # Hoeffding's bound on the exact p, known without sampling.
     hoeffding = min(1.0, 2 * math.exp(-observed ** 2 / (2 * variance)))
     upper = min(_upper_bound(extreme, draws), hoeffding)
-    return dict(found, p=Fraction(1 + extreme, 1 + draws), method="sampled",
-                samples=draws, p_upper=upper)
+    p = Fraction(1 + extreme, 1 + draws)
+    shown = "p = %.2g (sampled, %d draws; p <= %.2g at 99.9%%)" % (
+        p, draws, upper)
+    return dict(found, p=p, p_upper=upper, p_shown=shown, method="sampled",
+                samples=draws)
 
 
 def _question_value(value, side, name, read):
@@ -1212,35 +1237,6 @@ def _question_value(value, side, name, read):
     if len(present) < 2:
         return read[present[0]] if present else None  # its own value
     return sum(map(read.get, present)) / len(present)
-
-
-def p_text(p, method="exact"):
-    """Return a p as the report's text shows it: an exact p as a short
-    fraction (1/2), any other with two significant digits (0.091, 3.1e-05)."""
-    from fractions import Fraction
-    if type(p) not in (Fraction, int, float) or not 0 <= p <= 1:
-        raise _invalid("p", "expected a number from 0 to 1, got %s", p)
-    if type(method) is not str or method not in ("exact", "sampled"):
-        raise _invalid("method", 'expected "exact" or "sampled", got %s',
-                       method)
-    if method == "exact" and Fraction(p).denominator <= 1000:
-        return str(Fraction(p))
-    return "%.2g" % p if p > 1e-300 else "below 1e-300"
-
-
-def _p_shown(found):
-    """Return a test's p in words: exact, or sampled with the bound it is
-    under at 99.9% confidence."""
-    if found["method"] == "exact":
-        return "p = %s (exact)" % p_text(found["p"])
-    return "p = %.2g (sampled, %d draws; p <= %.2g at 99.9%%)" % (
-        found["p"], found["samples"], found["p_upper"])
-
-
-def _lowest_p(moved):
-    """Return 2**(1 - moved), the lowest p `moved` units give, or 1."""
-    from fractions import Fraction
-    return Fraction(2, 2 ** moved) if moved else Fraction(1)
 
 
 def _by_unit(before, after, groups):
@@ -1286,13 +1282,7 @@ def _paired(before, after, groups, runs, budget):
         "wins": wins,
         "ties": len(differences) - wins - losses,
         "losses": losses,
-        "p": found["p"],
-        "p_upper": found["p_upper"],
-        "p_shown": _p_shown(found),
-        "min_p": _lowest_p(wins + losses),
-        "method": found["method"],
-        "samples": found["samples"],
-        "normal_p": found["normal_p"],
+        **found,  # p, p_upper, p_shown, min_p, method, samples, normal_p
         "unmatched_runs": runs,
     }
 

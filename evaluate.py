@@ -1056,33 +1056,13 @@ def _subset_sums(sizes):
     return sums
 
 
-def _listed_count(sizes, limit):
-    """Return how many subsets of sizes add up to at most limit: each subset
-    sum of one half meets the sorted subset sums of the other half."""
-    from bisect import bisect_right
-    half = len(sizes) // 2
-    low = sorted(_subset_sums(sizes[:half]))
-    return sum(bisect_right(low, limit - total)
-               for total in _subset_sums(sizes[half:]))
-
-
-def _counted_count(sizes, limit):
-    """Return how many subsets of sizes add up to at most limit, by a table
-    of how many subsets give each sum."""
-    from operator import add
-    ways = [1] + [0] * limit  # ways[s]: subsets so far that add up to s
-    for size in sizes:
-        # A subset leaves this size out (ways[s]) or takes it (ways[s -
-        # size]): the new ways[s] add the two, for every s from size up.
-        ways[size:] = list(map(add, ways[size:], ways))
-    return sum(ways)
-
-
 def _exact_p(sizes, observed, budget):
     """Return the exact p of moved units of whole sizes whose signed sum is
-    observed from 0, listed or counted, or None when budget["steps"] cannot
-    pay for it (it pays what it costs)."""
+    observed from 0, or None when budget["steps"] cannot pay for it (it
+    pays what it costs)."""
+    from bisect import bisect_right
     from fractions import Fraction
+    from operator import add
     m = len(sizes)
     if not observed:
         return Fraction(1)  # every sum is as far from 0 as that
@@ -1095,11 +1075,22 @@ def _exact_p(sizes, observed, budget):
     counting = m * (limit + 1) * -(-m // 1000)
     if m <= _MAX_LISTED and listing <= budget["steps"]:
         budget["steps"] -= listing
-        return Fraction(2 * _listed_count(sizes, limit), 2 ** m)
-    if counting <= min(budget["steps"], _MAX_COUNTING_STEPS):
+        # Listed: each subset sum of one half meets the sorted subset sums
+        # of the other half.
+        low = sorted(_subset_sums(sizes[:m // 2]))
+        count = sum(bisect_right(low, limit - total)
+                    for total in _subset_sums(sizes[m // 2:]))
+    elif counting <= min(budget["steps"], _MAX_COUNTING_STEPS):
         budget["steps"] -= counting
-        return Fraction(2 * _counted_count(sizes, limit), 2 ** m)
-    return None
+        ways = [1] + [0] * limit  # ways[s]: subsets so far that add up to s
+        for size in sizes:
+            # A subset leaves this size out (ways[s]) or takes it (ways[s -
+            # size]): the new ways[s] add the two, for every s from size up.
+            ways[size:] = list(map(add, ways[size:], ways))
+        count = sum(ways)
+    else:
+        return None
+    return Fraction(2 * count, 2 ** m)
 
 
 def _plus_parts(units, count, draws):

@@ -1219,8 +1219,7 @@ def _question_value(value, side, name, read):
     present = [run for run in runs if run is not None]
     for run in present:
         # NaN fails every comparison; an int such as 10**400 is too large.
-        if type(run) not in (int, float) or not (
-                -_LARGEST_FLOAT <= run <= _LARGEST_FLOAT):
+        if type(run) not in (int, float) or not abs(run) <= _LARGEST_FLOAT:
             raise _invalid("%s[%s]" % (side, _shown(name)), "expected a "
                            "number, None or a tuple of them, got %s", value)
         if run not in read:
@@ -1282,9 +1281,7 @@ def _check_values(before, after, groups):
     """Check paired_test()'s inputs: dicts by before's question names, and
     in groups, a name or None each."""
     for field, value in (("before", before), ("after", after),
-                         ("groups", groups)):
-        if field == "groups" and value is None:
-            continue  # each question is a group of its own
+                         ("groups", before if groups is None else groups)):
         if type(value) is not dict:
             raise _invalid(field, "expected a dict by question name, got %s",
                            value)
@@ -1295,11 +1292,6 @@ def _check_values(before, after, groups):
     for name, group in (groups or {}).items():
         if group is not None:
             _check_name(group, "groups[%s]" % _shown(name))
-
-
-def _run_count(value):
-    """Return how many runs a question's value holds."""
-    return len(value) if type(value) is tuple else 1
 
 
 def paired_test(before, after, *, groups=None):
@@ -1334,8 +1326,9 @@ def paired_test(before, after, *, groups=None):
     values = [{name: _question_value(value, side, name, read)
                for name, value in by_name.items()}
               for side, by_name in (("before", before), ("after", after))]
-    unmatched = sum(_run_count(before[name]) != _run_count(after[name])
-                    for name in before)
+    runs = [{name: len(value) if type(value) is tuple else 1
+             for name, value in side.items()} for side in (before, after)]
+    unmatched = sum(runs[0][name] != runs[1][name] for name in before)
     moved = sum(value is not None and value != values[1][name]
                 for name, value in values[0].items())
     draws = max(_MIN_DRAWS, min(_MAX_DRAWS, _REPORT_DRAWS // max(moved, 1)))

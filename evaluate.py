@@ -1463,17 +1463,6 @@ def _sides(before, after, names, measure, read, silence):
     return values[0], values[1], unmatched, (silent, silent_runs), moved
 
 
-def _manifest_changes(manifests, systems):
-    """Return [(field, before, after)] of each field of the run manifests
-    that changed from the first system to the second, or None."""
-    if manifests is None:
-        return None
-    before, after = manifests[systems[0]], manifests[systems[1]]
-    return [(field, before.get(field), after.get(field))
-            for field in {**before, **after}
-            if before.get(field) != after.get(field)]
-
-
 def _tested(data, records):
     """Return {reading: {candidate: {measure: paired test}}} against the
     baseline on the answerable slice, in one budget: strictly of each
@@ -1529,6 +1518,12 @@ def _comparison(data, records, candidate, tests, decided):
         changes.append({"case": name, "verdict": _verdict(old, new),
                         "moved": moved})
     verdicts = [change["verdict"] for change in changes]
+    manifest = None  # the fields of the run manifests that changed
+    if data.manifests is not None:
+        old, new = (data.manifests[system] for system in systems)
+        manifest = [(field, old.get(field), new.get(field))
+                    for field in {**old, **new}
+                    if old.get(field) != new.get(field)]
     units = _units([name for name in data.slices["answerable"]
                     if name in before and name in after], data.groups)
     level = (data.policy or {}).get("significance", {}).get(
@@ -1536,7 +1531,7 @@ def _comparison(data, records, candidate, tests, decided):
     floor = _lowest_p(units)
     return {
         "baseline": systems[0], "candidate": candidate,
-        "manifest_changes": _manifest_changes(data.manifests, systems),
+        "manifest_changes": manifest,
         "shared": len(changes),
         "changes": changes,
         "totals": {verdict: verdicts.count(verdict) for verdict in _VERDICTS},

@@ -1229,29 +1229,25 @@ def _question_value(value, side, name, read):
     return sum(map(read.get, present)) / len(present)
 
 
-def _by_unit(before, after, groups):
-    """Return a list a unit of its questions' differences (after - before),
-    groups first, then questions without one, by name; n/a left out."""
-    units, found = {}, {}  # found: the difference of each pair, as they repeat
+def _paired(before, after, groups, runs, budget):
+    """Return paired_test() of two dicts of fractions or None by question
+    name, groups or None; runs counts the questions of unequal runs."""
+    units, pairs, one_sided = {}, {}, 0  # pairs: each pair's difference
     for name, old in before.items():
         new = after[name]
         if old is None or new is None:
+            one_sided += (old is None) != (new is None)
             continue
         # By identity, as the values live on in before and after, and each
         # number's fraction is read once: a Fraction's hash is slow on 3.8.
         pair = id(old), id(new)
-        if pair not in found:
-            found[pair] = new - old
+        if pair not in pairs:
+            pairs[pair] = new - old
         group = None if groups is None else groups[name]
         unit = (1, name) if group is None else (0, group)
-        units.setdefault(unit, []).append(found[pair])
-    return [units[unit] for unit in sorted(units)]  # the same in any order
-
-
-def _paired(before, after, groups, runs, budget):
-    """Return paired_test() of two dicts of fractions or None by question
-    name, groups or None; runs counts the questions of unequal runs."""
-    units = _by_unit(before, after, groups)
+        units.setdefault(unit, []).append(pairs[pair])
+    # Groups first, then questions without one, by name: in any order.
+    units = [units[unit] for unit in sorted(units)]
     differences = [unit[0] if len(unit) == 1 else sum(unit) / len(unit)
                    for unit in units]
     questions = [difference for unit in units for difference in unit]
@@ -1259,12 +1255,10 @@ def _paired(before, after, groups, runs, budget):
     wins, losses = sum(n > 0 for n in numbers), sum(n < 0 for n in numbers)
     found = _sign_flip_p(numbers, scale, budget)
     mean = _float_mean(scale, numbers) if numbers else None
-    one_sided = [name for name in before
-                 if (before[name] is None) != (after[name] is None)]
     return {
         "questions": len(questions),
         "left_out": len(before) - len(questions),  # n/a on a side: no pair
-        "one_sided": len(one_sided),  # of them, n/a on one side only
+        "one_sided": one_sided,  # of them, n/a on one side only
         "groups": len(differences),
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)

@@ -1212,16 +1212,15 @@ def _question_value(value, side, name, read):
     """Return the mean of a question's runs as a fraction (n/a runs
     skipped), None when n/a; read caches fractions. Faults name side[name]."""
     runs = value if type(value) is tuple else (value,)
-    if not runs or len(runs) > _MAX_RUNS:
-        raise _invalid("%s[%s]" % (side, _shown(name)),
-                       "expected 1 to %s runs, got %s: %s", _MAX_RUNS,
-                       len(runs), value)
     present = [run for run in runs if run is not None]
+    # NaN fails every comparison; an int such as 10**400 is too large.
+    if not 0 < len(runs) <= _MAX_RUNS or not all(
+            type(run) in (int, float) and abs(run) <= _LARGEST_FLOAT
+            for run in present):
+        raise _invalid("%s[%s]" % (side, _shown(name)), "expected a number, "
+                       "None or a tuple of 1 to %s of them, got %s",
+                       _MAX_RUNS, value)
     for run in present:
-        # NaN fails every comparison; an int such as 10**400 is too large.
-        if type(run) not in (int, float) or not abs(run) <= _LARGEST_FLOAT:
-            raise _invalid("%s[%s]" % (side, _shown(name)), "expected a "
-                           "number, None or a tuple of them, got %s", value)
         if run not in read:
             read[run] = _exact(run)
     if len(present) < 2:

@@ -1375,33 +1375,30 @@ def _pooled_support(scored):
     return {"supported": supported, "generated": generated, "ratio": ratio}
 
 
-def _slice_means(names, by_system, measures):
-    """Return a slice's means: per averaged measure and system, then pooled
-    support, then correct abstentions, {correct, total} of the judged
-    answers to unanswerable questions (None without such questions)."""
-    means = {measure: {} for measure in _averaged(measures)}
-    pooled, abstentions, unanswerable = {}, {}, 0
-    for system, scored in by_system.items():
-        records = [scored[name] for name in names if name in scored]
-        for measure in means:
-            values = [record.values[measure] for record in records]
-            means[measure][system] = _macro_mean(values, len(names))
-        pooled[system] = _pooled_support(records)
-        asked = [record for record in records if not record.answerable]
-        claims = [record.counts["generated"] for record in asked
-                  if record.counts["covered"] is not None]
-        abstentions[system] = {"correct": claims.count(0),
-                               "total": len(claims)}
-        unanswerable += len(asked)
-    means["pooled_support"] = pooled
-    means["correct_abstentions"] = abstentions if unanswerable else None
-    return means
-
-
 def _means(data, by_system):
-    """Return _slice_means() of every slice of the data."""
-    return {part: _slice_means(names, by_system, data.measures)
-            for part, names in data.slices.items()}
+    """Return each slice's means: per averaged measure and system, then
+    pooled support, then correct abstentions, {correct, total} of the
+    judged answers to unanswerable questions (None without such)."""
+    found = {}
+    for part, names in data.slices.items():
+        means = {measure: {} for measure in _averaged(data.measures)}
+        pooled, abstentions, unanswerable = {}, {}, 0
+        for system, scored in by_system.items():
+            records = [scored[name] for name in names if name in scored]
+            for measure in means:
+                values = [record.values[measure] for record in records]
+                means[measure][system] = _macro_mean(values, len(names))
+            pooled[system] = _pooled_support(records)
+            asked = [record for record in records if not record.answerable]
+            claims = [record.counts["generated"] for record in asked
+                      if record.counts["covered"] is not None]
+            abstentions[system] = {"correct": claims.count(0),
+                                   "total": len(claims)}
+            unanswerable += len(asked)
+        means["pooled_support"] = pooled
+        means["correct_abstentions"] = abstentions if unanswerable else None
+        found[part] = means
+    return found
 
 
 def _units(names, groups):

@@ -1146,10 +1146,7 @@ def _upper_bound(hits, draws):
         # The Kullback-Leibler divergence of coin `middle` from coin `rate`.
         divergence = (1 - rate) * math.log((1 - rate) / (1 - middle))
         divergence += rate * math.log(rate / middle) if rate else 0.0
-        if divergence < reach:
-            low = middle
-        else:
-            high = middle
+        low, high = (middle, high) if divergence < reach else (low, middle)
     return high
 
 
@@ -1432,12 +1429,11 @@ def _sides(before, after, names, measure, read, silence):
     counts with silence "lowest" (_silenced()), n/a with "skipped"."""
     values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
     moved = 0
-    lowest = MEASURES[measure].get("lowest", 0.0)
     for name in filter(before.__contains__, names):
         old, runs = before[name].values[measure], 0
         new = after[name].values[measure] if name in after else None
         if old is not None and name not in after:  # silent, with no run
-            counted, runs = lowest, 1
+            counted, runs = MEASURES[measure].get("lowest", 0.0), 1
         elif old is not None and (new is None or len(after[name].runs) > 1):
             counted, runs = _silenced(after[name], measure)
         if runs:

@@ -1013,33 +1013,13 @@ def _subset_sums(sizes):
     return sums
 
 
-def _listed_count(sizes, limit):
-    """Return how many subsets of sizes add up to at most limit: each subset
-    sum of one half meets the sorted subset sums of the other half."""
-    from bisect import bisect_right
-    half = len(sizes) // 2
-    low = sorted(_subset_sums(sizes[:half]))
-    return sum(bisect_right(low, limit - total)
-               for total in _subset_sums(sizes[half:]))
-
-
-def _counted_count(sizes, limit):
-    """Return how many subsets of sizes add up to at most limit, by a table
-    of how many subsets give each sum."""
-    from operator import add
-    ways = [1] + [0] * limit  # ways[s]: subsets so far that add up to s
-    for size in sizes:
-        # A subset leaves this size out (ways[s]) or takes it (ways[s -
-        # size]): the new ways[s] add the two, for every s from size up.
-        ways[size:] = list(map(add, ways[size:], ways))
-    return sum(ways)
-
-
 def _exact_p(sizes, observed, budget):
     """Return the exact p of moved units of whole sizes whose signed sum is
-    observed from 0, listed or counted, or None when budget["steps"] cannot
-    pay for it (it pays what it costs)."""
+    observed from 0, or None when budget["steps"] cannot pay for it (it
+    pays what it costs)."""
+    from bisect import bisect_right
     from fractions import Fraction
+    from operator import add
     m = len(sizes)
     if not observed:
         return Fraction(1)  # every sum is as far from 0 as that
@@ -1052,11 +1032,22 @@ def _exact_p(sizes, observed, budget):
     counting = m * (limit + 1) * -(-m // 1000)
     if m <= _MAX_LISTED and listing <= budget["steps"]:
         budget["steps"] -= listing
-        return Fraction(2 * _listed_count(sizes, limit), 2 ** m)
-    if counting <= min(budget["steps"], _MAX_COUNTING_STEPS):
+        # Listed: each subset sum of one half meets the sorted subset sums
+        # of the other half.
+        low = sorted(_subset_sums(sizes[:m // 2]))
+        count = sum(bisect_right(low, limit - total)
+                    for total in _subset_sums(sizes[m // 2:]))
+    elif counting <= min(budget["steps"], _MAX_COUNTING_STEPS):
         budget["steps"] -= counting
-        return Fraction(2 * _counted_count(sizes, limit), 2 ** m)
-    return None
+        ways = [1] + [0] * limit  # ways[s]: subsets so far that add up to s
+        for size in sizes:
+            # A subset leaves this size out (ways[s]) or takes it (ways[s -
+            # size]): the new ways[s] add the two, for every s from size up.
+            ways[size:] = list(map(add, ways[size:], ways))
+        count = sum(ways)
+    else:
+        return None
+    return Fraction(2 * count, 2 ** m)
 
 
 def _plus_parts(units, count, draws):
@@ -1112,63 +1103,8 @@ def _upper_bound(hits, draws):
         # The Kullback-Leibler divergence of coin `middle` from coin `rate`.
         divergence = (1 - rate) * math.log((1 - rate) / (1 - middle))
         divergence += rate * math.log(rate / middle) if rate else 0.0
-        if divergence < reach:
-            low = middle
-        else:
-            high = middle
+        low, high = (middle, high) if divergence < reach else (low, middle)
     return high
-
-
-def _sign_flip_p(numbers, scale, budget):
-    """Return {p, method, samples, p_upper, normal_p} of the two-sided
-    sign-flip test of the units' _scaled() differences, in the order of
-    the units' names, as the budget allows."""
-    from fractions import Fraction
-    moved = [number for number in numbers if number]
-    found = dict(p=Fraction(1), method="exact", samples=None,
-                 p_upper=Fraction(1), normal_p=1.0)
-    if not moved:
-        return found  # every sum is 0, as far as observed
-    sizes = [abs(number) for number in moved]
-    largest = max(sizes)
-    signed = [float(number / largest) for number in moved]
-    # fsum: the same float on every CPython (3.12's sum() compensates).
-    floats, observed = [abs(value) for value in signed], abs(math.fsum(signed))
-    variance = math.fsum(value * value for value in floats)
-    found["normal_p"] = math.erfc(observed / math.sqrt(2 * variance))
-    p = None if scale is None else _exact_p(sizes, abs(sum(moved)), budget)
-    if p is not None:
-        return dict(found, p=p, p_upper=p)
-    # The observed assignment counts as one draw, so p is never 0.
-    draws = budget["draws"]
-    extreme = _sampled_count(floats, observed, draws)
-    # Hoeffding's bound on the exact p, known without sampling.
-    hoeffding = min(1.0, 2 * math.exp(-observed ** 2 / (2 * variance)))
-    upper = min(_upper_bound(extreme, draws), hoeffding)
-    return dict(found, p=Fraction(1 + extreme, 1 + draws), method="sampled",
-                samples=draws, p_upper=upper)
-
-
-def _question_value(value, side, name, read):
-    """Return the mean of a question's runs as a fraction (n/a runs
-    skipped), None when n/a; read caches fractions. Faults name side[name]."""
-    runs = value if type(value) is tuple else (value,)
-    if not runs or len(runs) > _MAX_RUNS:
-        raise _invalid("%s[%s]" % (side, _shown(name)),
-                       "expected 1 to %s runs, got %s: %s", _MAX_RUNS,
-                       len(runs), value)
-    present = [run for run in runs if run is not None]
-    for run in present:
-        # NaN fails every comparison; an int such as 10**400 is too large.
-        if type(run) not in (int, float) or not (
-                -_LARGEST_FLOAT <= run <= _LARGEST_FLOAT):
-            raise _invalid("%s[%s]" % (side, _shown(name)), "expected a "
-                           "number, None or a tuple of them, got %s", value)
-        if run not in read:
-            read[run] = _exact(run)
-    if len(present) < 2:
-        return read[present[0]] if present else None  # its own value
-    return sum(map(read.get, present)) / len(present)
 
 
 def p_text(p, method="exact"):
@@ -1185,44 +1121,87 @@ def p_text(p, method="exact"):
     return "%.2g" % p if p > 1e-300 else "below 1e-300"
 
 
-def _p_shown(found):
-    """Return a test's p in words: exact, or sampled with the bound it is
-    under at 99.9% confidence."""
-    if found["method"] == "exact":
-        return "p = %s (exact)" % p_text(found["p"])
-    return "p = %.2g (sampled, %d draws; p <= %.2g at 99.9%%)" % (
-        found["p"], found["samples"], found["p_upper"])
-
-
 def _lowest_p(moved):
     """Return 2**(1 - moved), the lowest p `moved` units give, or 1."""
     from fractions import Fraction
     return Fraction(2, 2 ** moved) if moved else Fraction(1)
 
 
-def _by_unit(before, after, groups):
-    """Return a list a unit of its questions' differences (after - before),
-    groups first, then questions without one, by name; n/a left out."""
-    units, found = {}, {}  # found: the difference of each pair, as they repeat
-    for name, old in before.items():
-        new = after[name]
-        if old is None or new is None:
-            continue
-        # By identity, as the values live on in before and after, and each
-        # number's fraction is read once: a Fraction's hash is slow on 3.8.
-        pair = id(old), id(new)
-        if pair not in found:
-            found[pair] = new - old
-        group = None if groups is None else groups[name]
-        unit = (1, name) if group is None else (0, group)
-        units.setdefault(unit, []).append(found[pair])
-    return [units[unit] for unit in sorted(units)]  # the same in any order
+def _sign_flip_p(numbers, scale, budget):
+    """Return {p, p_upper, p_shown, min_p, method, samples, normal_p} of
+    the two-sided sign-flip test of the units' _scaled() differences, in
+    the order of the units' names, as the budget allows."""
+    from fractions import Fraction
+    moved = [number for number in numbers if number]
+    found = dict(p=Fraction(1), p_upper=Fraction(1), p_shown="p = 1 (exact)",
+                 min_p=_lowest_p(len(moved)), method="exact", samples=None,
+                 normal_p=1.0)
+    if not moved:
+        return found  # every sum is 0, as far as observed
+    sizes = [abs(number) for number in moved]
+    largest = max(sizes)
+    signed = [float(number / largest) for number in moved]
+    # fsum: the same float on every CPython (3.12's sum() compensates).
+    floats, observed = [abs(value) for value in signed], abs(math.fsum(signed))
+    variance = math.fsum(value * value for value in floats)
+    found["normal_p"] = math.erfc(observed / math.sqrt(2 * variance))
+    p = None if scale is None else _exact_p(sizes, abs(sum(moved)), budget)
+    if p is not None:
+        shown = "p = %s (exact)" % p_text(p)
+        return dict(found, p=p, p_upper=p, p_shown=shown)
+    # The observed assignment counts as one draw, so p is never 0.
+    draws = budget["draws"]
+    extreme = _sampled_count(floats, observed, draws)
+    # Hoeffding's bound on the exact p, known without sampling.
+    hoeffding = min(1.0, 2 * math.exp(-observed ** 2 / (2 * variance)))
+    upper = min(_upper_bound(extreme, draws), hoeffding)
+    p = Fraction(1 + extreme, 1 + draws)
+    shown = "p = %.2g (sampled, %d draws; p <= %.2g at 99.9%%)" % (
+        p, draws, upper)
+    return dict(found, p=p, p_upper=upper, p_shown=shown, method="sampled",
+                samples=draws)
+
+
+def _question_value(value, side, name, read):
+    """Return the mean of a question's runs as a fraction (n/a runs
+    skipped), None when n/a; read caches fractions. Faults name side[name]."""
+    runs = value if type(value) is tuple else (value,)
+    present = [run for run in runs if run is not None]
+    # NaN fails every comparison; an int such as 10**400 is too large.
+    if not 0 < len(runs) <= _MAX_RUNS or not all(
+            type(run) in (int, float) and abs(run) <= _LARGEST_FLOAT
+            for run in present):
+        raise _invalid("%s[%s]" % (side, _shown(name)), "expected a number, "
+                       "None or a tuple of 1 to %s of them, got %s",
+                       _MAX_RUNS, value)
+    for run in present:
+        if run not in read:
+            read[run] = _exact(run)
+    if len(present) < 2:
+        return read[present[0]] if present else None  # its own value
+    return sum(map(read.get, present)) / len(present)
 
 
 def _paired(before, after, groups, runs, budget):
     """Return paired_test() of two dicts of fractions or None by question
     name, groups or None; runs counts the questions of unequal runs."""
-    units = _by_unit(before, after, groups)
+    units, pairs, one_sided = {}, {}, 0  # pairs: each pair's difference
+    for name, old in before.items():
+        new = after[name]
+        if old is None or new is None:
+            one_sided += (old is None) != (new is None)
+            continue
+        # By identity, as the values live on in before and after, and each
+        # number's fraction is read once: a Fraction's hash is slow on 3.8.
+        pair = id(old), id(new)
+        if pair not in pairs:
+            pairs[pair] = new - old
+        group = None if groups is None else groups[name]
+        unit = (1, name) if group is None else (0, group)
+        units.setdefault(unit, []).append(pairs[pair])
+    # Groups first, then questions without one, by name: in any order.
+    units = [units[unit] for unit in sorted(units)]
+    del pairs  # 100,000 of them weigh 12 MiB: not kept through the test
     differences = [unit[0] if len(unit) == 1 else sum(unit) / len(unit)
                    for unit in units]
     questions = [difference for unit in units for difference in unit]
@@ -1230,12 +1209,10 @@ def _paired(before, after, groups, runs, budget):
     wins, losses = sum(n > 0 for n in numbers), sum(n < 0 for n in numbers)
     found = _sign_flip_p(numbers, scale, budget)
     mean = _float_mean(scale, numbers) if numbers else None
-    one_sided = [name for name in before
-                 if (before[name] is None) != (after[name] is None)]
     return {
         "questions": len(questions),
         "left_out": len(before) - len(questions),  # n/a on a side: no pair
-        "one_sided": len(one_sided),  # of them, n/a on one side only
+        "one_sided": one_sided,  # of them, n/a on one side only
         "groups": len(differences),
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)
@@ -1243,13 +1220,7 @@ def _paired(before, after, groups, runs, budget):
         "wins": wins,
         "ties": len(differences) - wins - losses,
         "losses": losses,
-        "p": found["p"],
-        "p_upper": found["p_upper"],
-        "p_shown": _p_shown(found),
-        "min_p": _lowest_p(wins + losses),
-        "method": found["method"],
-        "samples": found["samples"],
-        "normal_p": found["normal_p"],
+        **found,  # p, p_upper, p_shown, min_p, method, samples, normal_p
         "unmatched_runs": runs,
     }
 
@@ -1258,9 +1229,7 @@ def _check_values(before, after, groups):
     """Check paired_test()'s inputs: dicts by before's question names, and
     in groups, a name or None each."""
     for field, value in (("before", before), ("after", after),
-                         ("groups", groups)):
-        if field == "groups" and value is None:
-            continue  # each question is a group of its own
+                         ("groups", before if groups is None else groups)):
         if type(value) is not dict:
             raise _invalid(field, "expected a dict by question name, got %s",
                            value)
@@ -1271,11 +1240,6 @@ def _check_values(before, after, groups):
     for name, group in (groups or {}).items():
         if group is not None:
             _check_name(group, "groups[%s]" % _shown(name))
-
-
-def _run_count(value):
-    """Return how many runs a question's value holds."""
-    return len(value) if type(value) is tuple else 1
 
 
 def paired_test(before, after, *, groups=None):
@@ -1310,8 +1274,9 @@ def paired_test(before, after, *, groups=None):
     values = [{name: _question_value(value, side, name, read)
                for name, value in by_name.items()}
               for side, by_name in (("before", before), ("after", after))]
-    unmatched = sum(_run_count(before[name]) != _run_count(after[name])
-                    for name in before)
+    unmatched = sum(len({len(value) if type(value) is tuple else 1
+                         for value in (before[name], after[name])}) == 2
+                    for name in before)  # the sides' counts of runs differ
     moved = sum(value is not None and value != values[1][name]
                 for name, value in values[0].items())
     draws = max(_MIN_DRAWS, min(_MAX_DRAWS, _REPORT_DRAWS // max(moved, 1)))
@@ -1365,33 +1330,30 @@ def _pooled_support(scored):
     return {"supported": supported, "generated": generated, "ratio": ratio}
 
 
-def _slice_means(names, by_system, measures):
-    """Return a slice's means: per averaged measure and system, then pooled
-    support, then correct abstentions, {correct, total} of the judged
-    answers to unanswerable questions (None without such questions)."""
-    means = {measure: {} for measure in _averaged(measures)}
-    pooled, abstentions, unanswerable = {}, {}, 0
-    for system, scored in by_system.items():
-        records = [scored[name] for name in names if name in scored]
-        for measure in means:
-            values = [record.values[measure] for record in records]
-            means[measure][system] = _macro_mean(values, len(names))
-        pooled[system] = _pooled_support(records)
-        asked = [record for record in records if not record.answerable]
-        claims = [record.counts["generated"] for record in asked
-                  if record.counts["covered"] is not None]
-        abstentions[system] = {"correct": claims.count(0),
-                               "total": len(claims)}
-        unanswerable += len(asked)
-    means["pooled_support"] = pooled
-    means["correct_abstentions"] = abstentions if unanswerable else None
-    return means
-
-
 def _means(data, by_system):
-    """Return _slice_means() of every slice of the data."""
-    return {part: _slice_means(names, by_system, data.measures)
-            for part, names in data.slices.items()}
+    """Return each slice's means: per averaged measure and system, then
+    pooled support, then correct abstentions, {correct, total} of the
+    judged answers to unanswerable questions (None without such)."""
+    found = {}
+    for part, names in data.slices.items():
+        means = {measure: {} for measure in _averaged(data.measures)}
+        pooled, abstentions, unanswerable = {}, {}, 0
+        for system, scored in by_system.items():
+            records = [scored[name] for name in names if name in scored]
+            for measure in means:
+                values = [record.values[measure] for record in records]
+                means[measure][system] = _macro_mean(values, len(names))
+            pooled[system] = _pooled_support(records)
+            asked = [record for record in records if not record.answerable]
+            claims = [record.counts["generated"] for record in asked
+                      if record.counts["covered"] is not None]
+            abstentions[system] = {"correct": claims.count(0),
+                                   "total": len(claims)}
+            unanswerable += len(asked)
+        means["pooled_support"] = pooled
+        means["correct_abstentions"] = abstentions if unanswerable else None
+        found[part] = means
+    return found
 
 
 def _units(names, groups):
@@ -1424,12 +1386,11 @@ def _sides(before, after, names, measure, read, silence):
     counts with silence "lowest" (_silenced()), n/a with "skipped"."""
     values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
     moved = 0
-    lowest = MEASURES[measure].get("lowest", 0.0)
     for name in filter(before.__contains__, names):
         old, runs = before[name].values[measure], 0
         new = after[name].values[measure] if name in after else None
         if old is not None and name not in after:  # silent, with no run
-            counted, runs = lowest, 1
+            counted, runs = MEASURES[measure].get("lowest", 0.0), 1
         elif old is not None and (new is None or len(after[name].runs) > 1):
             counted, runs = _silenced(after[name], measure)
         if runs:
@@ -1444,17 +1405,6 @@ def _sides(before, after, names, measure, read, silence):
         if name in after and len(before[name].runs) != len(after[name].runs):
             unmatched += 1  # unequal runs can favour either side
     return values[0], values[1], unmatched, (silent, silent_runs), moved
-
-
-def _manifest_changes(manifests, systems):
-    """Return [(field, before, after)] of each field of the run manifests
-    that changed from the first system to the second, or None."""
-    if manifests is None:
-        return None
-    before, after = manifests[systems[0]], manifests[systems[1]]
-    return [(field, before.get(field), after.get(field))
-            for field in {**before, **after}
-            if before.get(field) != after.get(field)]
 
 
 def _tested(data, records):
@@ -1512,6 +1462,12 @@ def _comparison(data, records, candidate, tests, decided):
         changes.append({"case": name, "verdict": _verdict(old, new),
                         "moved": moved})
     verdicts = [change["verdict"] for change in changes]
+    manifest = None  # the fields of the run manifests that changed
+    if data.manifests is not None:
+        old, new = (data.manifests[system] for system in systems)
+        manifest = [(field, old.get(field), new.get(field))
+                    for field in {**old, **new}
+                    if old.get(field) != new.get(field)]
     units = _units([name for name in data.slices["answerable"]
                     if name in before and name in after], data.groups)
     level = (data.policy or {}).get("significance", {}).get(
@@ -1519,7 +1475,7 @@ def _comparison(data, records, candidate, tests, decided):
     floor = _lowest_p(units)
     return {
         "baseline": systems[0], "candidate": candidate,
-        "manifest_changes": _manifest_changes(data.manifests, systems),
+        "manifest_changes": manifest,
         "shared": len(changes),
         "changes": changes,
         "totals": {verdict: verdicts.count(verdict) for verdict in _VERDICTS},

@@ -3,6 +3,7 @@
     python .ci/benchmark.py                     every shape below (about 15 minutes)
     python .ci/benchmark.py NAME ...            the shapes so named (fixture, floats, real_10k, ...)
     python .ci/benchmark.py --data FILE Q D     only write a data file of Q questions, D documents
+    python .ci/benchmark.py --graded FILE       only write graded data of repeated runs
 
 Each shape's files are written by a process of its own, then demo.py --summary reads them in
 another: its CPU seconds and peak resident MiB, from os.wait4(). On CPython 3.8.18, a 2-core
@@ -200,6 +201,9 @@ def main(arguments):
     if arguments[:1] == ["--data"]:  # .ci/run's: 3 systems of real logs
         with open(arguments[1], "w") as file:
             return json.dump(real_logs(int(arguments[2]), 3, int(arguments[3])), file)
+    if arguments[:1] == ["--graded"]:  # .ci/run's: grades, 3 runs a question, claims
+        with open(arguments[1], "w") as file:
+            return json.dump(graded(150, 3, 3, 5, runs=3, claims=3), file)
     if arguments[:1] == ["--write"]:
         return write_shape(*arguments[1:])
     if arguments == ["--floats"]:

@@ -2167,26 +2167,22 @@ _MAX_DEPTH = 64  # arrays and objects within one another
 _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
 
 
-def _opened(path, cap, where=""):
-    """Return the regular file at path open in "rb", if of at most cap bytes
-    (a FIFO would wait: it is refused unopened)."""
+def _opened(path, where=""):
+    """Return the regular file at path open in "rb" (a FIFO would wait: it
+    is refused unopened); its reader bounds the bytes it reads."""
     try:
         path = os.fspath(path)  # a str or bytes: open(1) reads a descriptor
     except TypeError:
         raise _invalid("path", "expected the path of a file, got %s",
                        path) from None
     try:
-        status = os.stat(path)
-        if stat.S_ISREG(status.st_mode) and status.st_size <= cap:
+        if stat.S_ISREG(os.stat(path).st_mode):
             return open(path, "rb")
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
         reason = getattr(error, "strerror", None) or error
         raise EvaluationError(where + "cannot be read: %s" % reason) from None
-    if not stat.S_ISREG(status.st_mode):
-        raise EvaluationError(where + "is not a regular file (a directory, a "
-                              "FIFO, a socket or a device)")
-    raise EvaluationError(where + "holds more than %d bytes, the most read"
-                          % cap)
+    raise EvaluationError(where + "is not a regular file (a directory, a "
+                          "FIFO, a socket or a device)")
 
 
 def _one_value_per_key(pairs):
@@ -2239,18 +2235,14 @@ def _as_tuples(value, depth=0):
         raise EvaluationError("is nested more than %d deep" % _MAX_DEPTH)
     items = enumerate(value) if type(value) is list else value.items()
     for key, item in items:
-        if type(item) not in (list, dict):
-            continue
-        if item or depth + 1 == _MAX_DEPTH:
+        if type(item) in (list, dict):  # a call for containers alone
             value[key] = _as_tuples(item, depth + 1)
-        elif type(item) is list:  # [] at no call's cost; {} stays
-            value[key] = ()
     return tuple(value) if type(value) is list else value
 
 
 def load_data(path):
     """Return the data of a JSON data file, its arrays as tuples."""
-    with _opened(path, _MAX_FILE_BYTES) as file:
+    with _opened(path) as file:
         raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
     if len(raw) > _MAX_FILE_BYTES:
         raise EvaluationError("holds more than %d bytes, the most read"
@@ -2481,8 +2473,7 @@ def load_trec(qrels, runs, *, k=10):
                 name = os.fsdecode(path)
             if not (name.isascii() and name.isprintable()):
                 name = ascii(name)
-            file = stack.enter_context(_opened(path, _MAX_TREC_BYTES,
-                                               name + ": "))
+            file = stack.enter_context(_opened(path, name + ": "))
             size += os.fstat(file.fileno()).st_size  # read none past 150 MB
             files.append((name, file))
         if size > _MAX_TREC_BYTES:

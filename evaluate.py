@@ -2493,8 +2493,7 @@ def _trec_eval_means(data, scored):
         found, differs = {}, False
         for system, records in scored.items():
             values = [record.values[measure] for record in records.values()]
-            mean = math.fsum(filter(None, values)) / len(values) \
-                if values else None
+            mean = math.fsum(filter(None, values)) / len(values)  # each system ran one
             found[system] = {"mean": mean, "topics": len(values)}
             differs = differs or mean != _mean(values)
         if differs:
@@ -2511,9 +2510,8 @@ def _trec_eval_lines(means, label):
              "out as n/a) | " + " | ".join(label[name] for name in means)]
     for system in next(iter(means.values())):
         lines.append(system + " | " + " | ".join(
-            "%s (%d)" % (_cell(mean["mean"]) if mean["mean"] is None else
-                         "%.4f" % mean["mean"], mean["topics"])
-            for mean in (means[measure][system] for measure in means)))
+            "%(mean).4f (%(topics)d)" % found[system]
+            for found in means.values()))
     return lines
 
 

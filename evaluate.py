@@ -2493,7 +2493,7 @@ def _trec_eval_means(data, scored):
         found, differs = {}, False
         for system, records in scored.items():
             values = [record.values[measure] for record in records.values()]
-            mean = math.fsum(filter(None, values)) / len(values)  # each system ran one
+            mean = math.fsum(filter(None, values)) / len(values)  # every system runs a case
             found[system] = {"mean": mean, "topics": len(values)}
             differs = differs or mean != _mean(values)
         if differs:

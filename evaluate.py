@@ -2273,20 +2273,18 @@ def _trec_fault(name, number, template, *values):
     return _invalid("%s, line %d" % (name, number), template, *values)
 
 
-def _trec_lines(file, name, left):
-    """Yield enumerate() of each megabyte's lines' fields, a comment's none;
-    left[0] holds the bytes the TREC files may still hold."""
+def _trec_lines(name, file, size):
+    """Yield enumerate() of each megabyte's lines' fields, a comment's none,
+    of the file's first size bytes (what it grows by is not read)."""
     number, rest = 0, b""
     while True:
-        chunk = file.read(2 ** 20)
-        left[0] -= len(chunk)
-        if left[0] < 0:
-            raise EvaluationError("TREC files: hold more than %d bytes "
-                                  "together, the most read" % _MAX_TREC_BYTES)
+        chunk = file.read(min(size, 2 ** 20))
+        size -= len(chunk)
         data = rest + chunk
-        sizes = list(map(len, data.split(b"\n")))
-        if max(sizes) > _MAX_LINE:
-            long = next(i for i, size in enumerate(sizes) if size > _MAX_LINE)
+        lengths = list(map(len, data.split(b"\n")))
+        if max(lengths) > _MAX_LINE:
+            long = next(i for i, length in enumerate(lengths)
+                        if length > _MAX_LINE)
             raise _trec_fault(name, number + 1 + long, "expected a line of "
                               "at most %s bytes", _MAX_LINE)
         cut = data.rfind(b"\n") + 1 if chunk else len(data)
@@ -2307,10 +2305,10 @@ def _trec_lines(file, name, left):
             return
 
 
-def _qrels(file, name, left):
+def _qrels(name, file, size):
     """Return {topic: {document: grade}} of a qrels file."""
     judged = {}
-    for lines in _trec_lines(file, name, left):
+    for lines in _trec_lines(name, file, size):
         for number, fields in lines:
             if not fields:
                 continue
@@ -2342,12 +2340,12 @@ def _best(scores, documents, k):
             [doc_id for _, doc_id in best])
 
 
-def _ranked(file, name, left, k, judged, unjudged):
+def _ranked(name, file, size, k, judged, unjudged):
     """Return (the tag, {topic: (scores, documents)}) of a run file, each
     topic's k best among them; a topic the qrels lack goes in unjudged."""
     from array import array  # 8 bytes a score
     tops, tag, topic, top = {}, None, None, None
-    for lines in _trec_lines(file, name, left):
+    for lines in _trec_lines(name, file, size):
         for number, fields in lines:
             if not fields:
                 continue
@@ -2377,15 +2375,10 @@ def _ranked(file, name, left, k, judged, unjudged):
                 scores[:], documents[:] = _best(scores, documents, k)
             scores.append(score)
             documents.append(doc_id)
-    left[1] -= sum(min(len(documents), k) for _, documents in tops.values())
-    if left[1] < 0:  # the documents all top k may still hold
-        raise EvaluationError("TREC runs: rank more than %d documents in "
-                              "their top k together, the most kept"
-                              % _MAX_RANKED)
     return tag, tops
 
 
-def _again(file, name, topic, documents):
+def _again(name, file, size, topic, documents):
     """Return the fault of the line that ranks the first document of a
     topic's top k (documents) seen twice there once more."""
     seen = set()
@@ -2393,7 +2386,7 @@ def _again(file, name, topic, documents):
                   if doc_id in seen or seen.add(doc_id))
     file.seek(0)
     before = 0
-    for lines in _trec_lines(file, name, [_MAX_TREC_BYTES]):
+    for lines in _trec_lines(name, file, size):
         for number, fields in lines:
             before += fields[:3:2] == [topic, doc_id]
             if before == 2:
@@ -2401,14 +2394,9 @@ def _again(file, name, topic, documents):
                                    "twice for topic %s", doc_id, topic)
 
 
-def _trec_cases(judged, tops, k, unjudged):
-    """Return the data of qrels read by _qrels() and {tag: {topic: its top
-    k documents}} of the runs, and notes on the topics left out."""
-    runs = {}
-    for system, ranked in tops.items():
-        for topic, retrieved in ranked.items():
-            runs.setdefault(topic, {})[system] = {"retrieved": retrieved,
-                                                  "claims": None}
+def _trec_cases(judged, runs, k, systems, unjudged):
+    """Return the data of qrels read by _qrels() and runs {topic: {tag:
+    run}}, with notes on the topics left out."""
     cases = {}  # in the order of the qrels, as trec_eval -q gives them
     for topic in filter(runs.__contains__, judged):
         relevant = {doc_id: grade for doc_id, grade in judged[topic].items()
@@ -2423,24 +2411,24 @@ def _trec_cases(judged, tops, k, unjudged):
              "the qrels do not have"),
             ("not scored, as by trec_eval without -c", alone, "qrels topic",
              "no run has")):
-        many = "at least " * (len(topics) == _MAX_TOPICS)  # no more counted
-        named = ", ".join(map(_shown, topics[:5]))
         if topics:
-            notes.append("%s: %s%s %s (%s%s)" % (
-                why, many, _plural(len(topics), noun), what, named,
-                ", ..." if len(topics) > 5 else ""))
-    return {"k": k, "systems": tuple(tops), "cases": cases,
+            many = "at least " * (len(topics) == _MAX_TOPICS)  # none counted
+            named = ", ".join(map(_shown, topics[:5])) + ", ..." * (
+                len(topics) > 5)
+            notes.append("%s: %s%s %s (%s)" % (
+                why, many, _plural(len(topics), noun), what, named))
+    return {"k": k, "systems": systems, "cases": cases,
             "runs": {topic: runs[topic] for topic in cases},
             "notes": tuple(notes)}
 
 
 def _trec_data(files, k):
-    """Return the data of open TREC files [(name, file)], the qrels first."""
-    left = [_MAX_TREC_BYTES, _MAX_RANKED]
-    judged = _qrels(files[0][1], files[0][0], left)
-    tops, tagged, unjudged = {}, {}, {}
-    for name, file in files[1:]:
-        tag, ranked = _ranked(file, name, left, k, judged, unjudged)
+    """Return the data of open TREC files [(name, file, size)], the qrels
+    first."""
+    judged = _qrels(*files[0])
+    runs, tagged, unjudged, kept = {}, {}, {}, 0
+    for name, file, size in files[1:]:
+        tag, ranked = _ranked(name, file, size, k, judged, unjudged)
         if tag is None:
             raise EvaluationError("%s: holds no line" % name)
         if tag in tagged:
@@ -2448,13 +2436,19 @@ def _trec_data(files, k):
                                   "each run a tag of its own" % (
                                       tagged[tag], name, _shown(tag)))
         _check_name(tag, name)  # it names the system
-        tagged[tag], tops[tag] = name, {}
+        tagged[tag] = name
         for topic in list(ranked):  # each freed as it is ranked
             documents = tuple(_best(*ranked.pop(topic), k)[1])
             if len(set(documents)) < len(documents):
-                raise _again(file, name, topic, documents)
-            tops[tag][topic] = documents
-    return _trec_cases(judged, tops, k, list(unjudged))
+                raise _again(name, file, size, topic, documents)
+            runs.setdefault(topic, {})[tag] = {"retrieved": documents,
+                                               "claims": None}
+            kept += len(documents)
+        if kept > _MAX_RANKED:
+            raise EvaluationError("TREC runs: rank more than %d documents "
+                                  "in their top k together, the most kept"
+                                  % _MAX_RANKED)
+    return _trec_cases(judged, runs, k, tuple(tagged), list(unjudged))
 
 
 def load_trec(qrels, runs, *, k=10):
@@ -2466,7 +2460,7 @@ def load_trec(qrels, runs, *, k=10):
     if type(runs) not in (list, tuple) or not runs:
         raise _invalid("runs", "expected a list of paths, got %s", runs)
     with ExitStack() as stack:
-        files, size = [], 0
+        files = []  # (name, file, the size it is read to)
         for path in (qrels, *runs):  # each checked before any is read
             name = "?"  # as it is, or as ascii() shows it
             if isinstance(path, (str, bytes, os.PathLike)):
@@ -2474,9 +2468,8 @@ def load_trec(qrels, runs, *, k=10):
             if not (name.isascii() and name.isprintable()):
                 name = ascii(name)
             file = stack.enter_context(_opened(path, name + ": "))
-            size += os.fstat(file.fileno()).st_size  # read none past 150 MB
-            files.append((name, file))
-        if size > _MAX_TREC_BYTES:
+            files.append((name, file, os.fstat(file.fileno()).st_size))
+        if sum(size for _, _, size in files) > _MAX_TREC_BYTES:
             raise EvaluationError("TREC files: hold more than %d bytes "
                                   "together, the most read" % _MAX_TREC_BYTES)
         return _trec_data(files, k)

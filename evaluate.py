@@ -2274,8 +2274,9 @@ def _trec_fault(name, number, template, *values):
 
 
 def _trec_lines(name, file, size):
-    """Yield enumerate() of each megabyte's lines' fields, a comment's none,
-    of the file's first size bytes (what it grows by is not read)."""
+    """Yield, a megabyte at a time, (number, fields) of each line that is
+    neither blank nor a comment in the file's first size bytes."""
+    from operator import itemgetter
     number, rest = 0, b""
     while True:
         chunk = file.read(min(size, 2 ** 20))
@@ -2299,7 +2300,8 @@ def _trec_lines(name, file, size):
         if "#" in text:  # a comment is read as a blank line
             lines = ["" if line.lstrip()[:1] == "#" else line
                      for line in lines]
-        yield enumerate(map(str.split, lines), number + 1)
+        yield filter(itemgetter(1), enumerate(map(str.split, lines),
+                                              number + 1))
         number += len(lines)
         if not chunk:
             return
@@ -2310,8 +2312,6 @@ def _qrels(name, file, size):
     judged = {}
     for lines in _trec_lines(name, file, size):
         for number, fields in lines:
-            if not fields:
-                continue
             try:
                 topic, _, doc_id, grade = fields
                 grade = int(grade)
@@ -2347,8 +2347,6 @@ def _ranked(name, file, size, k, judged, unjudged):
     tops, tag, topic, top = {}, None, None, None
     for lines in _trec_lines(name, file, size):
         for number, fields in lines:
-            if not fields:
-                continue
             try:
                 line_topic, _, doc_id, _, score, run_tag = fields[:6]
                 score = float(score)

@@ -2203,30 +2203,6 @@ def _whole_number(text):
     return int(text)
 
 
-def _parsed(text):
-    """Return the JSON value of text; a fault names its line and column."""
-    import json  # only this path reads JSON
-    try:
-        return json.loads(text, object_pairs_hook=_one_value_per_key,
-                          parse_int=_whole_number,
-                          parse_constant={}.__getitem__)  # NaN: KeyError
-    except RecursionError:  # nested deeper than this CPython's parser goes
-        raise EvaluationError("is nested more than %d deep"
-                              % _MAX_DEPTH) from None
-    except json.JSONDecodeError as error:
-        why, place = error.msg, error.pos
-    except KeyError:  # NaN or an infinity: the first outside a string
-        import re
-        string = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-        found = next(found for found in re.finditer(
-            string + "|-?Infinity|NaN", text) if found.group()[0] != '"')
-        why, place = found.group() + " is not a JSON number", found.start()
-    line = text.count("\n", 0, place) + 1
-    column = place - text.rfind("\n", 0, place)
-    raise EvaluationError("is not valid JSON: %s (line %d, column %d)"
-                          % (why, line, column))
-
-
 def _as_tuples(value, depth=0):
     """Return value with every list in it a tuple, changed in place."""
     if type(value) not in (list, dict):
@@ -2241,7 +2217,9 @@ def _as_tuples(value, depth=0):
 
 
 def load_data(path):
-    """Return the data of a JSON data file, its arrays as tuples."""
+    """Return the data of a JSON data file, its arrays as tuples; a fault
+    of its JSON names its line and column."""
+    import json  # only this path reads JSON
     with _opened(path) as file:
         raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
     if len(raw) > _MAX_FILE_BYTES:
@@ -2252,7 +2230,24 @@ def load_data(path):
     except UnicodeDecodeError as error:
         raise EvaluationError("is not UTF-8 text: %s at byte %d"
                               % (error.reason, error.start)) from None
-    return _as_tuples(_parsed(text))
+    try:
+        data = json.loads(text, object_pairs_hook=_one_value_per_key,
+                          parse_int=_whole_number,
+                          parse_constant={}.__getitem__)  # NaN: KeyError
+    except RecursionError:  # nested deeper than this CPython's parser goes
+        raise EvaluationError("is nested more than %d deep"
+                              % _MAX_DEPTH) from None
+    except (json.JSONDecodeError, KeyError) as error:
+        if type(error) is KeyError:  # NaN or an infinity: the first one
+            import re  # outside a string is the fault
+            found = next(found for found in re.finditer(
+                r'"[^"\\]*(?:\\.[^"\\]*)*"|-?Infinity|NaN', text)
+                if found.group()[0] != '"')
+            error = json.JSONDecodeError(found.group() + " is not a JSON "
+                                         "number", text, found.start())
+        raise EvaluationError("is not valid JSON: %s (line %d, column %d)" % (
+            error.msg, error.lineno, error.colno)) from None
+    return _as_tuples(data)
 
 
 # --- TREC files ------------------------------------------------------------

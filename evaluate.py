@@ -2279,8 +2279,7 @@ def _trec_lines(name, file, size):
         data = rest + chunk
         lengths = list(map(len, data.split(b"\n")))
         if max(lengths) > _MAX_LINE:
-            long = next(i for i, length in enumerate(lengths)
-                        if length > _MAX_LINE)
+            long = next(i for i, length in enumerate(lengths) if length > _MAX_LINE)
             raise _trec_fault(name, number + 1 + long, "expected a line of "
                               "at most %s bytes", _MAX_LINE)
         cut = data.rfind(b"\n") + 1 if chunk else len(data)
@@ -2372,11 +2371,9 @@ def _ranked(name, file, size, k, judged, unjudged):
 
 
 def _again(name, file, size, topic, documents):
-    """Return the fault of the line that ranks the first document of a
-    topic's top k (documents) seen twice there once more."""
-    seen = set()
-    doc_id = next(doc_id for doc_id in documents
-                  if doc_id in seen or seen.add(doc_id))
+    """Return the fault of the second line that ranks the document most
+    often in a topic's top k (documents)."""
+    doc_id = max(documents, key=documents.count)
     file.seek(0)
     before = 0
     for lines in _trec_lines(name, file, size):
@@ -2406,8 +2403,7 @@ def _trec_cases(judged, runs, k, systems, unjudged):
              "no run has")):
         if topics:
             many = "at least " * (len(topics) == _MAX_TOPICS)  # none counted
-            named = ", ".join(map(_shown, topics[:5])) + ", ..." * (
-                len(topics) > 5)
+            named = ", ".join(map(_shown, topics[:5])) + ", ..." * (len(topics) > 5)
             notes.append("%s: %s%s %s (%s)" % (
                 why, many, _plural(len(topics), noun), what, named))
     return {"k": k, "systems": systems, "cases": cases,
@@ -2416,8 +2412,7 @@ def _trec_cases(judged, runs, k, systems, unjudged):
 
 
 def _trec_data(files, k):
-    """Return the data of open TREC files [(name, file, size)], the qrels
-    first."""
+    """Return the data of open TREC files [(name, file, size)], qrels first."""
     judged = _qrels(*files[0])
     runs, tagged, unjudged, kept = {}, {}, {}, 0
     for name, file, size in files[1:]:

@@ -2168,8 +2168,7 @@ _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
 
 
 def _opened(path, where=""):
-    """Return the regular file at path open in "rb" (a FIFO would wait: it
-    is refused unopened); its reader bounds the bytes it reads."""
+    """Return the regular file at path open in "rb" (a FIFO would wait)."""
     try:
         path = os.fspath(path)  # a str or bytes: open(1) reads a descriptor
     except TypeError:
@@ -2217,8 +2216,7 @@ def _as_tuples(value, depth=0):
 
 
 def load_data(path):
-    """Return the data of a JSON data file, its arrays as tuples; a fault
-    of its JSON names its line and column."""
+    """Return the data of a JSON data file, its arrays as tuples."""
     import json  # only this path reads JSON
     with _opened(path) as file:
         raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
@@ -2287,9 +2285,8 @@ def _trec_lines(name, file, size):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
-            number += data.count(b"\n", 0, error.start) + 1
-            raise _trec_fault(name, number, "not UTF-8 text: %s",
-                              error.reason) from None
+            raise _trec_fault(name, number + 1 + data.count(b"\n", 0, error.start),
+                              "not UTF-8 text: %s", error.reason) from None
         lines = text.split("\n")[:-1 if chunk else None]
         if "#" in text:  # a comment is read as a blank line
             lines = ["" if line.lstrip()[:1] == "#" else line
@@ -2375,13 +2372,11 @@ def _again(name, file, size, topic, documents):
     often in a topic's top k (documents)."""
     doc_id = max(documents, key=documents.count)
     file.seek(0)
-    before = 0
-    for lines in _trec_lines(name, file, size):
-        for number, fields in lines:
-            before += fields[:3:2] == [topic, doc_id]
-            if before == 2:
-                return _trec_fault(name, number, "document %s is ranked "
-                                   "twice for topic %s", doc_id, topic)
+    ranks = (number for lines in _trec_lines(name, file, size)
+             for number, fields in lines if fields[:3:2] == [topic, doc_id])
+    next(ranks)  # the first, where it is ranked once
+    return _trec_fault(name, next(ranks), "document %s is ranked twice "
+                       "for topic %s", doc_id, topic)
 
 
 def _trec_cases(judged, runs, k, systems, unjudged):

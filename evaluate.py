@@ -2289,10 +2289,8 @@ def _trec_lines(name, file, size):
                               "not UTF-8 text: %s", error.reason) from None
         lines = text.split("\n")[:-1 if chunk else None]
         if "#" in text:  # a comment is read as a blank line
-            lines = ["" if line.lstrip()[:1] == "#" else line
-                     for line in lines]
-        yield filter(itemgetter(1), enumerate(map(str.split, lines),
-                                              number + 1))
+            lines = ["" if line.lstrip()[:1] == "#" else line for line in lines]
+        yield filter(itemgetter(1), enumerate(map(str.split, lines), number + 1))
         number += len(lines)
         if not chunk:
             return
@@ -2428,9 +2426,8 @@ def _trec_data(files, k):
                                                "claims": None}
             kept += len(documents)
         if kept > _MAX_RANKED:
-            raise EvaluationError("TREC runs: rank more than %d documents "
-                                  "in their top k together, the most kept"
-                                  % _MAX_RANKED)
+            raise EvaluationError("TREC runs: rank more than %d documents in their top k "
+                                  "together, the most kept" % _MAX_RANKED)
     return _trec_cases(judged, runs, k, tuple(tagged), list(unjudged))
 
 

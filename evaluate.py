@@ -2081,26 +2081,21 @@ _MAX_DEPTH = 64  # arrays and objects within one another
 _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
 
 
-def _opened(path, cap, where=""):
-    """Return the regular file at path open in "rb", if of at most cap bytes
-    (a FIFO would wait: it is refused unopened)."""
+def _opened(path, where=""):
+    """Return the regular file at path open in "rb" (a FIFO would wait)."""
     try:
         path = os.fspath(path)  # a str or bytes: open(1) reads a descriptor
     except TypeError:
         raise _invalid("path", "expected the path of a file, got %s",
                        path) from None
     try:
-        status = os.stat(path)
-        if stat.S_ISREG(status.st_mode) and status.st_size <= cap:
+        if stat.S_ISREG(os.stat(path).st_mode):
             return open(path, "rb")
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
         reason = getattr(error, "strerror", None) or error
         raise EvaluationError(where + "cannot be read: %s" % reason) from None
-    if not stat.S_ISREG(status.st_mode):
-        raise EvaluationError(where + "is not a regular file (a directory, a "
-                              "FIFO, a socket or a device)")
-    raise EvaluationError(where + "holds more than %d bytes, the most read"
-                          % cap)
+    raise EvaluationError(where + "is not a regular file (a directory, a "
+                          "FIFO, a socket or a device)")
 
 
 def _one_value_per_key(pairs):
@@ -2121,30 +2116,6 @@ def _whole_number(text):
     return int(text)
 
 
-def _parsed(text):
-    """Return the JSON value of text; a fault names its line and column."""
-    import json  # only this path reads JSON
-    try:
-        return json.loads(text, object_pairs_hook=_one_value_per_key,
-                          parse_int=_whole_number,
-                          parse_constant={}.__getitem__)  # NaN: KeyError
-    except RecursionError:  # nested deeper than this CPython's parser goes
-        raise EvaluationError("is nested more than %d deep"
-                              % _MAX_DEPTH) from None
-    except json.JSONDecodeError as error:
-        why, place = error.msg, error.pos
-    except KeyError:  # NaN or an infinity: the first outside a string
-        import re
-        string = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-        found = next(found for found in re.finditer(
-            string + "|-?Infinity|NaN", text) if found.group()[0] != '"')
-        why, place = found.group() + " is not a JSON number", found.start()
-    line = text.count("\n", 0, place) + 1
-    column = place - text.rfind("\n", 0, place)
-    raise EvaluationError("is not valid JSON: %s (line %d, column %d)"
-                          % (why, line, column))
-
-
 def _as_tuples(value, depth=0):
     """Return value with every list in it a tuple, changed in place."""
     if type(value) not in (list, dict):
@@ -2153,18 +2124,15 @@ def _as_tuples(value, depth=0):
         raise EvaluationError("is nested more than %d deep" % _MAX_DEPTH)
     items = enumerate(value) if type(value) is list else value.items()
     for key, item in items:
-        if type(item) not in (list, dict):
-            continue
-        if item or depth + 1 == _MAX_DEPTH:
+        if type(item) in (list, dict):  # a call for containers alone
             value[key] = _as_tuples(item, depth + 1)
-        elif type(item) is list:  # [] at no call's cost; {} stays
-            value[key] = ()
     return tuple(value) if type(value) is list else value
 
 
 def load_data(path):
     """Return the data of a JSON data file, its arrays as tuples."""
-    with _opened(path, _MAX_FILE_BYTES) as file:
+    import json  # only this path reads JSON
+    with _opened(path) as file:
         raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
     if len(raw) > _MAX_FILE_BYTES:
         raise EvaluationError("holds more than %d bytes, the most read"
@@ -2174,7 +2142,24 @@ def load_data(path):
     except UnicodeDecodeError as error:
         raise EvaluationError("is not UTF-8 text: %s at byte %d"
                               % (error.reason, error.start)) from None
-    return _as_tuples(_parsed(text))
+    try:
+        data = json.loads(text, object_pairs_hook=_one_value_per_key,
+                          parse_int=_whole_number,
+                          parse_constant={}.__getitem__)  # NaN: KeyError
+    except RecursionError:  # nested deeper than this CPython's parser goes
+        raise EvaluationError("is nested more than %d deep"
+                              % _MAX_DEPTH) from None
+    except (json.JSONDecodeError, KeyError) as error:
+        if type(error) is KeyError:  # NaN or an infinity: the first one
+            import re  # outside a string is the fault
+            found = next(found for found in re.finditer(
+                r'"[^"\\]*(?:\\.[^"\\]*)*"|-?Infinity|NaN', text)
+                if found.group()[0] != '"')
+            error = json.JSONDecodeError(found.group() + " is not a JSON "
+                                         "number", text, found.start())
+        raise EvaluationError("is not valid JSON: %s (line %d, column %d)" % (
+            error.msg, error.lineno, error.colno)) from None
+    return _as_tuples(data)
 
 
 # --- TREC files ------------------------------------------------------------
@@ -2195,20 +2180,18 @@ def _trec_fault(name, number, template, *values):
     return _invalid("%s, line %d" % (name, number), template, *values)
 
 
-def _trec_lines(file, name, left):
-    """Yield enumerate() of each megabyte's lines' fields, a comment's none;
-    left[0] holds the bytes the TREC files may still hold."""
+def _trec_lines(name, file, size):
+    """Yield, a megabyte at a time, (number, fields) of each line that is
+    neither blank nor a comment in the file's first size bytes."""
+    from operator import itemgetter
     number, rest = 0, b""
     while True:
-        chunk = file.read(2 ** 20)
-        left[0] -= len(chunk)
-        if left[0] < 0:
-            raise EvaluationError("TREC files: hold more than %d bytes "
-                                  "together, the most read" % _MAX_TREC_BYTES)
+        chunk = file.read(min(size, 2 ** 20))
+        size -= len(chunk)
         data = rest + chunk
-        sizes = list(map(len, data.split(b"\n")))
-        if max(sizes) > _MAX_LINE:
-            long = next(i for i, size in enumerate(sizes) if size > _MAX_LINE)
+        lengths = list(map(len, data.split(b"\n")))
+        if max(lengths) > _MAX_LINE:
+            long = next(i for i, length in enumerate(lengths) if length > _MAX_LINE)
             raise _trec_fault(name, number + 1 + long, "expected a line of "
                               "at most %s bytes", _MAX_LINE)
         cut = data.rfind(b"\n") + 1 if chunk else len(data)
@@ -2216,26 +2199,22 @@ def _trec_lines(file, name, left):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
-            number += data.count(b"\n", 0, error.start) + 1
-            raise _trec_fault(name, number, "not UTF-8 text: %s",
-                              error.reason) from None
+            raise _trec_fault(name, number + 1 + data.count(b"\n", 0, error.start),
+                              "not UTF-8 text: %s", error.reason) from None
         lines = text.split("\n")[:-1 if chunk else None]
         if "#" in text:  # a comment is read as a blank line
-            lines = ["" if line.lstrip()[:1] == "#" else line
-                     for line in lines]
-        yield enumerate(map(str.split, lines), number + 1)
+            lines = ["" if line.lstrip()[:1] == "#" else line for line in lines]
+        yield filter(itemgetter(1), enumerate(map(str.split, lines), number + 1))
         number += len(lines)
         if not chunk:
             return
 
 
-def _qrels(file, name, left):
+def _qrels(name, file, size):
     """Return {topic: {document: grade}} of a qrels file."""
     judged = {}
-    for lines in _trec_lines(file, name, left):
+    for lines in _trec_lines(name, file, size):
         for number, fields in lines:
-            if not fields:
-                continue
             try:
                 topic, _, doc_id, grade = fields
                 grade = int(grade)
@@ -2264,15 +2243,13 @@ def _best(scores, documents, k):
             [doc_id for _, doc_id in best])
 
 
-def _ranked(file, name, left, k, judged, unjudged):
+def _ranked(name, file, size, k, judged, unjudged):
     """Return (the tag, {topic: (scores, documents)}) of a run file, each
     topic's k best among them; a topic the qrels lack goes in unjudged."""
     from array import array  # 8 bytes a score
     tops, tag, topic, top = {}, None, None, None
-    for lines in _trec_lines(file, name, left):
+    for lines in _trec_lines(name, file, size):
         for number, fields in lines:
-            if not fields:
-                continue
             try:
                 line_topic, _, doc_id, _, score, run_tag = fields[:6]
                 score = float(score)
@@ -2299,38 +2276,24 @@ def _ranked(file, name, left, k, judged, unjudged):
                 scores[:], documents[:] = _best(scores, documents, k)
             scores.append(score)
             documents.append(doc_id)
-    left[1] -= sum(min(len(documents), k) for _, documents in tops.values())
-    if left[1] < 0:  # the documents all top k may still hold
-        raise EvaluationError("TREC runs: rank more than %d documents in "
-                              "their top k together, the most kept"
-                              % _MAX_RANKED)
     return tag, tops
 
 
-def _again(file, name, topic, documents):
-    """Return the fault of the line that ranks the first document of a
-    topic's top k (documents) seen twice there once more."""
-    seen = set()
-    doc_id = next(doc_id for doc_id in documents
-                  if doc_id in seen or seen.add(doc_id))
+def _again(name, file, size, topic, documents):
+    """Return the fault of the second line that ranks the document most
+    often in a topic's top k (documents)."""
+    doc_id = max(documents, key=documents.count)
     file.seek(0)
-    before = 0
-    for lines in _trec_lines(file, name, [_MAX_TREC_BYTES]):
-        for number, fields in lines:
-            before += fields[:3:2] == [topic, doc_id]
-            if before == 2:
-                return _trec_fault(name, number, "document %s is ranked "
-                                   "twice for topic %s", doc_id, topic)
+    ranks = (number for lines in _trec_lines(name, file, size)
+             for number, fields in lines if fields[:3:2] == [topic, doc_id])
+    next(ranks)  # the first, where it is ranked once
+    return _trec_fault(name, next(ranks), "document %s is ranked twice "
+                       "for topic %s", doc_id, topic)
 
 
-def _trec_cases(judged, tops, k, unjudged):
-    """Return the data of qrels read by _qrels() and {tag: {topic: its top
-    k documents}} of the runs, and notes on the topics left out."""
-    runs = {}
-    for system, ranked in tops.items():
-        for topic, retrieved in ranked.items():
-            runs.setdefault(topic, {})[system] = {"retrieved": retrieved,
-                                                  "claims": None}
+def _trec_cases(judged, runs, k, systems, unjudged):
+    """Return the data of qrels read by _qrels() and runs {topic: {tag:
+    run}}, with notes on the topics left out."""
     cases = {}  # in the order of the qrels, as trec_eval -q gives them
     for topic in filter(runs.__contains__, judged):
         relevant = {doc_id: grade for doc_id, grade in judged[topic].items()
@@ -2345,24 +2308,22 @@ def _trec_cases(judged, tops, k, unjudged):
              "the qrels do not have"),
             ("not scored, as by trec_eval without -c", alone, "qrels topic",
              "no run has")):
-        many = "at least " * (len(topics) == _MAX_TOPICS)  # no more counted
-        named = ", ".join(map(_shown, topics[:5]))
         if topics:
-            notes.append("%s: %s%s %s (%s%s)" % (
-                why, many, _plural(len(topics), noun), what, named,
-                ", ..." if len(topics) > 5 else ""))
-    return {"k": k, "systems": tuple(tops), "cases": cases,
+            many = "at least " * (len(topics) == _MAX_TOPICS)  # none counted
+            named = ", ".join(map(_shown, topics[:5])) + ", ..." * (len(topics) > 5)
+            notes.append("%s: %s%s %s (%s)" % (
+                why, many, _plural(len(topics), noun), what, named))
+    return {"k": k, "systems": systems, "cases": cases,
             "runs": {topic: runs[topic] for topic in cases},
             "notes": tuple(notes)}
 
 
 def _trec_data(files, k):
-    """Return the data of open TREC files [(name, file)], the qrels first."""
-    left = [_MAX_TREC_BYTES, _MAX_RANKED]
-    judged = _qrels(files[0][1], files[0][0], left)
-    tops, tagged, unjudged = {}, {}, {}
-    for name, file in files[1:]:
-        tag, ranked = _ranked(file, name, left, k, judged, unjudged)
+    """Return the data of open TREC files [(name, file, size)], qrels first."""
+    judged = _qrels(*files[0])
+    runs, tagged, unjudged, kept = {}, {}, {}, 0
+    for name, file, size in files[1:]:
+        tag, ranked = _ranked(name, file, size, k, judged, unjudged)
         if tag is None:
             raise EvaluationError("%s: holds no line" % name)
         if tag in tagged:
@@ -2370,13 +2331,18 @@ def _trec_data(files, k):
                                   "each run a tag of its own" % (
                                       tagged[tag], name, _shown(tag)))
         _check_name(tag, name)  # it names the system
-        tagged[tag], tops[tag] = name, {}
+        tagged[tag] = name
         for topic in list(ranked):  # each freed as it is ranked
             documents = tuple(_best(*ranked.pop(topic), k)[1])
             if len(set(documents)) < len(documents):
-                raise _again(file, name, topic, documents)
-            tops[tag][topic] = documents
-    return _trec_cases(judged, tops, k, list(unjudged))
+                raise _again(name, file, size, topic, documents)
+            runs.setdefault(topic, {})[tag] = {"retrieved": documents,
+                                               "claims": None}
+            kept += len(documents)
+        if kept > _MAX_RANKED:
+            raise EvaluationError("TREC runs: rank more than %d documents in their top k "
+                                  "together, the most kept" % _MAX_RANKED)
+    return _trec_cases(judged, runs, k, tuple(tagged), list(unjudged))
 
 
 def load_trec(qrels, runs, *, k=10):
@@ -2388,18 +2354,16 @@ def load_trec(qrels, runs, *, k=10):
     if type(runs) not in (list, tuple) or not runs:
         raise _invalid("runs", "expected a list of paths, got %s", runs)
     with ExitStack() as stack:
-        files, size = [], 0
+        files = []  # (name, file, the size it is read to)
         for path in (qrels, *runs):  # each checked before any is read
             name = "?"  # as it is, or as ascii() shows it
             if isinstance(path, (str, bytes, os.PathLike)):
                 name = os.fsdecode(path)
             if not (name.isascii() and name.isprintable()):
                 name = ascii(name)
-            file = stack.enter_context(_opened(path, _MAX_TREC_BYTES,
-                                               name + ": "))
-            size += os.fstat(file.fileno()).st_size  # read none past 150 MB
-            files.append((name, file))
-        if size > _MAX_TREC_BYTES:
+            file = stack.enter_context(_opened(path, name + ": "))
+            files.append((name, file, os.fstat(file.fileno()).st_size))
+        if sum(size for _, _, size in files) > _MAX_TREC_BYTES:
             raise EvaluationError("TREC files: hold more than %d bytes "
                                   "together, the most read" % _MAX_TREC_BYTES)
         return _trec_data(files, k)
@@ -2416,8 +2380,7 @@ def _trec_eval_means(data, scored):
         found, differs = {}, False
         for system, records in scored.items():
             values = [record.values[measure] for record in records.values()]
-            mean = math.fsum(filter(None, values)) / len(values) \
-                if values else None
+            mean = math.fsum(filter(None, values)) / len(values)  # every system runs a case
             found[system] = {"mean": mean, "topics": len(values)}
             differs = differs or mean != _mean(values)
         if differs:
@@ -2434,9 +2397,8 @@ def _trec_eval_lines(means, label):
              "out as n/a) | " + " | ".join(label[name] for name in means)]
     for system in next(iter(means.values())):
         lines.append(system + " | " + " | ".join(
-            "%s (%d)" % (_cell(mean["mean"]) if mean["mean"] is None else
-                         "%.4f" % mean["mean"], mean["topics"])
-            for mean in (means[measure][system] for measure in means)))
+            "%(mean).4f (%(topics)d)" % found[system]
+            for found in means.values()))
     return lines
 
 

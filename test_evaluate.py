@@ -4098,9 +4098,9 @@ class FileLimits(DataFileCase):
                     list(tagged["runs"].items())[:100])),), None)]
         self.assertRows(lambda data: message_of(evaluate.report, {"data": data}), rows)
 
-    def test_a_file_too_large_is_refused_unread_and_one_that_cannot_be_read_named_in_ascii(self):
+    def test_a_file_too_large_is_refused_at_30_mb_and_one_that_cannot_be_read_named_in_ascii(self):
         with open(self.path, "wb") as file:
-            file.truncate(30000001)  # a sparse file: nothing written, and nothing read
+            file.truncate(30000001)  # a sparse file: read to 30,000,001 bytes, no further
         paths = [os.path.join(os.path.dirname(self.path), name) for name in (
             "missing.json", "caf\u00e9.json", "a\nb.json", "\x1b[31mred.json")]  # all but the
         rows = [((path,), "%s: cannot be read: No such file or directory\n" % (  # first hold more

@@ -2308,11 +2308,14 @@ def _trec_cases(judged, runs, k, systems, unjudged):
              "the qrels do not have"),
             ("not scored, as by trec_eval without -c", alone, "qrels topic",
              "no run has")):
+        named = ", ".join(map(_shown, topics[:5]))
+        if len(topics) > 5:
+            named += ", ..."
+        count = _plural(len(topics), noun)
+        if len(topics) == _MAX_TOPICS:  # none counted past it
+            count = "at least " + count
         if topics:
-            many = "at least " * (len(topics) == _MAX_TOPICS)  # none counted
-            named = ", ".join(map(_shown, topics[:5])) + ", ..." * (len(topics) > 5)
-            notes.append("%s: %s%s %s (%s)" % (
-                why, many, _plural(len(topics), noun), what, named))
+            notes.append("%s: %s %s (%s)" % (why, count, what, named))
     return {"k": k, "systems": systems, "cases": cases,
             "runs": {topic: runs[topic] for topic in cases},
             "notes": tuple(notes)}
@@ -2508,7 +2511,8 @@ def _slice_lines(part, names, means, label, reading=""):
     measured = [metric for metric in measured if label[metric] not in unmeasured]
     abstentions = means["correct_abstentions"] is not None
     header = [label[metric] for metric in measured] + ["support pooled"]
-    header += ["abstention correct"] * abstentions
+    if abstentions:
+        header.append("abstention correct")
     lines = ["", "%s slice%s: %s" % (part, reading, _listed(names, 60)),
              "macro mean (questions averaged, of %d) | %s" % (
                  len(names), " | ".join(header))]

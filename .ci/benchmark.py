@@ -7,13 +7,14 @@
 
 Each shape's files are written by a process of its own, then demo.py --summary reads them in
 another: its CPU seconds and peak resident MiB, from os.wait4(). On CPython 3.8.18, a 2-core
-machine shared with other work, 2026-12-07: evaluate() on the fixture 57 us, as before (the
-seed's 23 us); paired_test() of 100,000 floats 20.0 s, 268 MiB; real logs 10,000 x 6 20.2 s,
-528 MiB (15.2 s once informational tests draw 200 times), 20,000 x 2 14.1 s, 372 MiB; graded
-75,000 x 2 21.3 s, 635 MiB; 40,000 x 2, 5 deep 24.4 s, 589 MiB; 10,000 x 10 36.2 s loaded,
-20.5 s after that change, 585 MiB; 4,000 relevant 6.0 s, 277 MiB;
-150,000 ignored keys 9.3 s, 48 MiB; TREC (150 MB): 8 million topics 19.8 s, 160 MiB; one
-topic 22.6 s, 25 MiB; 10 million qrels topics and one line of 50 million columns refused.
+machine shared with other work, 2026-12-07 (second stop): evaluate() on the fixture 57.6 us,
+as before (the seed's 22.7 us, which checked less); paired_test() of 100,000 floats 16.9 s,
+273 MiB; real logs 10,000 x 6 16.7 s, 513 MiB, 20,000 x 2 13.3 s, 361 MiB; graded 75,000 x 2
+18.2 s, 653 MiB; 40,000 x 2, 5 deep 18.6 s, 602 MiB; 10,000 x 10 27.0 s (20.5 s when quiet),
+576 MiB; 4,000 relevant 5.5 s, 279 MiB; 2,000,000 ignored keys 26.0 s, 564 MiB (the typo check:
+letter pairs, then letters, then the edit check); TREC (150 MB): one-line topics 17.3 s,
+129 MiB; one topic 20.7 s, 28 MiB; 1,000,001 qrels topics and one line of 50 million columns
+refused.
 """
 import json
 import os

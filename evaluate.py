@@ -1750,7 +1750,9 @@ def _check_questions_named(value, field, data, kind):
         raise _invalid(field, "expected a tuple of question names, got %s",
                        value)
     for name in value:
-        if type(name) is not str or name not in data.questions:
+        if type(name) is not str:  # a topic 401 is named "401"
+            raise _invalid(field, "expected question names, each a str, got %s", name)
+        if name not in data.questions:
             raise _invalid(field, "no question named %s", name)
         if data.questions[name].answerable != (kind == "answerable "
                                                "questions"):
@@ -2227,6 +2229,7 @@ def _qrels(name, file, size):
                 if len(judged) == _MAX_TOPICS:
                     raise _trec_fault(name, number, "expected at most %s "
                                       "topics, got more", _MAX_TOPICS)
+                _check_name(topic, "%s, line %d" % (name, number))  # a case's
                 grades = judged[topic] = {}
             if doc_id in grades:  # as trec_eval refuses it
                 raise _trec_fault(name, number, "document %s is judged "
@@ -2330,8 +2333,8 @@ def _trec_data(files, k):
         if tag is None:
             raise EvaluationError("%s: holds no line" % name)
         if tag in tagged:
-            raise EvaluationError("%s and %s both hold the run tag %s: give "
-                                  "each run a tag of its own" % (
+            raise EvaluationError("%s and %s both hold the run tag %s: one file "
+                                  "given twice, or runs to tag apart" % (
                                       tagged[tag], name, _shown(tag)))
         _check_name(tag, name)  # it names the system
         tagged[tag] = name
@@ -2483,9 +2486,9 @@ def _compared_lines(compared, label, most):
         return lines + ["", "%(candidate)s against %(baseline)s: no "
                         "question was run by both: nothing compared"
                         % compared]
-    lines += ["", "per-question change from %(baseline)s to %(candidate)s "
-              "on the %(shared)d questions both ran (a pair with n/a on "
-              "either side is shown, not judged)" % compared]
+    lines += ["", "per-question change from %s to %s on the %s both ran (a pair with n/a on "
+              "either side is shown, not judged)" % (compared["baseline"], compared[
+                  "candidate"], _plural(compared["shared"], "question"))]
     moved = [item for item in compared["changes"] if item["moved"]]
     moved.sort(key=lambda item: item["verdict"] not in ("regressed", "mixed"))
     for item in moved[:most]:
@@ -2559,9 +2562,9 @@ def _paired_lines(comparisons, groups, label):
                          "has a value from both: nothing compared")
     floor = shared[0]["floor"]
     if not floor["below_level"]:  # too few questions to tell anything apart
-        lines.append("with %d %ss, this sign-flip test's p is at least %s even if "
+        lines.append("with %s, this sign-flip test's p is at least %s even if "
                      "all of them moved: it cannot reach p < %g" % (
-                         floor["units"], unit, p_text(floor["p"]), floor["level"]))
+                         _plural(floor["units"], unit), p_text(floor["p"]), floor["level"]))
     return lines
 
 

@@ -2479,8 +2479,8 @@ class Policy(TestCase):
         rows += [({rule: value}, 'policy["%s"]: %s' % (rule, message)) for rule, value, message in [
             ("critical", ["q"], "expected a tuple of question names, got ['q']"),
             ("critical", ("p",), "no question named 'p'"),
-            ("critical", (Str("q"),), "no question named 'q'"),
-            ("critical", (["q"],), "no question named ['q']"),
+            ("critical", (Str("q"),), "expected question names, each a str, got 'q'"),
+            ("critical", (401,), "expected question names, each a str, got 401"),
             ("critical", ("q", "q"), "expected distinct names, got ('q', 'q')"),
             ("critical", ("r",), "'r' is not an answerable question"),
             ("must_abstain", "r", "expected a tuple of question names, got 'r'"),
@@ -3970,10 +3970,10 @@ class TrecFiles(TestCase):
             "qrels": qrels, "runs": list(given)}), [
             ((runs[0], runs[2]), "%s: invalid name '%s' (names are 1 to 64 printable ASCII "
                                  "characters, no spaces)" % (runs[2], "t" * 65)),
-            ((runs[0], runs[1]), "%s and %s both hold the run tag 'bm25': give each run a "
-                                 "tag of its own" % (runs[0], runs[1])),
-            ((runs[0], runs[0]), "%s and %s both hold the run tag 'bm25': give each "
-                                 "run a tag of its own" % (runs[0], runs[0]))])
+            ((runs[0], runs[1]), "%s and %s both hold the run tag 'bm25': one file given "
+                                 "twice, or runs to tag apart" % (runs[0], runs[1])),
+            ((runs[0], runs[0]), "%s and %s both hold the run tag 'bm25': one file given "
+                                 "twice, or runs to tag apart" % (runs[0], runs[0]))])
 
     def test_each_fault_of_a_trec_file_is_one_line_naming_the_file_and_the_line(self):
         grade = "expected 'topic iteration document grade', the grade whole, got "
@@ -3994,6 +3994,8 @@ class TrecFiles(TestCase):
             (QRELS, [""], "run0: holds no line"),
             (QRELS, ["T1 Q0 d 1 1 t\n#" + "c" * 4096 + "\nT1 Q0 e 2 1 t\n"],
              "run0, line 2: expected a line of at most 4096 bytes"),
+            ("T7 0 d 1\nth\u00e9 0 d 1\n", [RUN_FILE], "qrels, line 2: invalid name 'th\\xe9' "
+             "(names are 1 to 64 printable ASCII characters, no spaces)"),
             ("T7 0 d 1\n", [RUN_FILE], "no topic of the runs is in the qrels")]
 
         def fault(qrels, runs):

@@ -1340,7 +1340,7 @@ def _means(data, by_system):
     found = {}
     for part, names in data.slices.items():
         means = {measure: {} for measure in _averaged(data.measures)}
-        pooled, abstentions, unanswerable = {}, {}, 0
+        pooled, abstentions, judged = {}, {}, 0
         for system, scored in by_system.items():
             records = [scored[name] for name in names if name in scored]
             for measure in means:
@@ -1352,9 +1352,9 @@ def _means(data, by_system):
                       if record.counts["covered"] is not None]
             abstentions[system] = {"correct": claims.count(0),
                                    "total": len(claims)}
-            unanswerable += len(asked)
+            judged += len(claims)  # none where runs only retrieve
         means["pooled_support"] = pooled
-        means["correct_abstentions"] = abstentions if unanswerable else None
+        means["correct_abstentions"] = abstentions if judged else None
         found[part] = means
     return found
 

@@ -3919,6 +3919,8 @@ class TrecFiles(TestCase):
             {"MARCO_D1599536": 2, "7067032": 1, "KILT_105219": 1}, ()))
         self.assertEqual(set(evaluate.report(data)["questions"][1]["systems"]["bm25"][
             "scores"].values()), {None})  # where trec_eval gives 0
+        means = evaluate.report(data, summary=True)["summary"]["means"]["unanswerable"]
+        self.assertIsNone(means["correct_abstentions"])  # runs that only retrieve abstain never
 
     def test_a_run_topic_the_qrels_lack_is_counted_and_left_out_in_one_line(self):
         qrels, run = self.files(qrels=QRELS, run=RUN_FILE)

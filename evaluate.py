@@ -1703,10 +1703,11 @@ def _significance(measure, test, policy):
     if not test["earlier_steps_held"] and test["p_upper"] <= level:
         detail += ": not reached, as an earlier p in Holm's order did not hold"
     silent = test["silent_questions"]
-    if silent and policy.get("silence", "lowest") == "lowest":
+    treated = "count as its lowest value" if policy.get(
+        "silence", "lowest") == "lowest" else "are left out, as the policy says"
+    if silent:
         detail += ": %s the candidate did not run or answer in every run " \
-            "(%s) count as its lowest value" % (
-                _plural(len(silent), "question"), _listed(silent, 60))
+            "(%s) %s" % (_plural(len(silent), "question"), _listed(silent, 60), treated)
     return detail
 
 

@@ -3676,6 +3676,12 @@ class RealLogs(DataFileCase):
                 self.assertEqual((status, err.startswith("B against A: not accepted")),
                                  (3, True))
                 self.assertIn(named, err)
+                data["policy"] = dict(policy, silence="skipped")  # said so, not counted
+                with open(path, "w") as file:
+                    json.dump(data, file)
+                if "significance" in policy:
+                    self.assertIn(") are left out, as the policy says",
+                                  demo_output("--data", path, "--summary")[1])
         empty, silent = ({"retrieved": ("d",), "claims": claims} for claims in ((), None))
         withheld = {"k": 1, "systems": ("A", "B"), "policy": {"must_abstain": ("u",)},
                     "cases": {"u": {"relevant": (), "support": {}}},

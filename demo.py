@@ -146,12 +146,12 @@ def main(arguments=None):
 
 def printed(given):
     """Print the report the options ask for; return the exit status."""
-    import gc
     if not given:  # the fixture's table: its rows alone, as in the lab
         try:
             return write("\n".join(table_lines(fixture_rows())) + "\n")
         except EvaluationError:
             pass  # a fault: the report below says where it is
+    import gc  # (not for the table: it starts faster without it)
     # A report makes millions of objects and no cycle among them: the
     # collector would only scan them, again and again, as they come.
     gc.disable()

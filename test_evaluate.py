@@ -142,7 +142,7 @@ class TestCase(unittest.TestCase):
         super().fail(msg if msg is None else within_79(str(msg)))
 
     def setUp(self):
-        for part, written in zip((CORPUS, CASES, RUNS), PRISTINE):
+        for part, written in zip((CORPUS, CASES, RUNS, RUN), PRISTINE):
             restore(part, written)  # whatever a scorer under test changed
         step_aside(self)
 
@@ -259,7 +259,7 @@ def fault_of(function, arguments, field, *values):
 CASE = CASES["rollback"]     # answerable, two expected claims
 RUN = {"retrieved": ("rollback", "checklist"),  # rollback B, as written:
        "claims": (("switch", ("rollback",)), ("smoke", ("checklist",)))}
-PRISTINE = copy.deepcopy((CORPUS, CASES, RUNS))  # the fixture as written
+PRISTINE = copy.deepcopy((CORPUS, CASES, RUNS, RUN))  # as written
 METRICS = ["precision", "recall", "rr", "support", "coverage",
            "abstention_correct"]
 FOUR = ("launch", "rollback", "owner", "region")  # pinned by name
@@ -298,7 +298,7 @@ class FixtureIsValid(TestCase):
                          "fixtures.py: RUNS names cases that CASES lacks")
 
     def test_each_run_is_valid_input(self):
-        corpus, cases, runs = copy.deepcopy(PRISTINE)
+        corpus, cases, runs = copy.deepcopy(PRISTINE[:3])
         for name in cases:
             for system in runs.get(name, ()):
                 message = message_of(evaluate.validate, dict(
@@ -393,11 +393,20 @@ class WorkedChecks(TestCase):
             ("relevant documents and no expected claim",
              case_input(support={}), 'case["support"]', {}),
             ("an optional claim also expected", case_input(optional={
-                "smoke": ("launch",)}), 'case["optional"]', "smoke")]
+                "smoke": ("launch",)}), 'case["optional"]', "smoke"),
+            ("a relevant document outside the corpus", case_input(
+                relevant=("rollback", "zeta")), 'case["relevant"]', "zeta")]
         faults += [("k", inputs(k=k), "k", k) for k in (0, True, 1.5, 1001)]
         self.assertRows(lambda what, arguments, field, value: fault_of(
             evaluate.validate, arguments, field, value),
             [(row, "ok") for row in faults])
+
+    def test_validation_never_changes_an_input(self):
+        given = {"corpus": CORPUS, "case": CASE, "run": RUN, "k": 1}
+        copies = copy.deepcopy(given)
+        evaluate.validate(**copies)
+        changed = [name for name in given if copies[name] != given[name]]
+        self.assertEqual(changed, [], "validate() changed these inputs")
 
     def test_scores_refuses_counts_that_contradict_each_other(self):
         self.assertEqual(fault_of(evaluate.scores, {"counts": dict(
@@ -750,7 +759,7 @@ class WorkedChecks(TestCase):
             function(*copies)
             return cut(repr([mine for mine, given in zip(copies, arguments)
                              if mine != given]))
-        corpus, cases, runs = PRISTINE
+        corpus, cases, runs = PRISTINE[:3]
         questions = [(cases[name], runs[name][system]) for name in FOUR
                      for system in "AB"] + [
             (dict(cases["launch"], optional={"extra": ("launch",)}), RUN),

@@ -514,6 +514,7 @@ import stat  # noqa: E402
 # --- Names, and the keys of a case only a report reads --------------------
 
 _MAX_RUNS = 100  # repeated runs of one question by one system
+_MAX_SCORED = 150000  # runs scored in all: 4 to 6 KiB each, kept
 _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
 _MAX_TAGS = 20  # of one question
 _MAX_TAGS_IN_ALL = 100  # each a slice of the summary
@@ -759,7 +760,16 @@ def _check_layout(cases, runs, systems):
         if not runs.get(name):
             raise _invalid("case %s" % _shown(name), "no system ran it: "
                            "missing from runs")
-    ran = {system for by_system in runs.values() for system in by_system}
+    ran, scored = set(), 0  # a question that disputes a label: twice
+    for name, by_system in runs.items():
+        ran.update(by_system)
+        for given in by_system.values():
+            scored += (len(given) if type(given) is tuple else 1) * (
+                1 + bool(cases[name].get("disputed")))
+    if scored > _MAX_SCORED:
+        raise _invalid("runs", "expected at most %s runs scored in all (a "
+                       "lenient reading scores a run again), got %s",
+                       _MAX_SCORED, scored)
     for system in systems:
         if system not in ran:
             raise _invalid("systems", "%s ran no case: give its runs, or "
@@ -2082,6 +2092,7 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
 _MAX_FILE_BYTES = 30 * 10 ** 6  # a data file: read no further
 _MAX_DEPTH = 64  # arrays and objects within one another
 _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
+_MAX_CONTAINERS = 3 * 10 ** 6  # arrays and objects: 90 to 240 bytes each
 
 
 def _opened(path, where=""):
@@ -2099,6 +2110,17 @@ def _opened(path, where=""):
         raise EvaluationError(where + "cannot be read: %s" % reason) from None
     raise EvaluationError(where + "is not a regular file (a directory, a "
                           "FIFO, a socket or a device)")
+
+
+def _containers(raw):
+    """Return how many arrays and objects the JSON text raw holds: its
+    brackets, those in strings left out when there are too many."""
+    count = raw.count(b"[") + raw.count(b"{")
+    if count > _MAX_CONTAINERS:  # strings may hold some: count again
+        import re
+        bare = re.sub(rb'"[^"\\]*(?:\\.[^"\\]*)*"', b"", raw)
+        count = bare.count(b"[") + bare.count(b"{")
+    return count
 
 
 def _one_value_per_key(pairs):
@@ -2140,6 +2162,9 @@ def load_data(path):
     if len(raw) > _MAX_FILE_BYTES:
         raise EvaluationError("holds more than %d bytes, the most read"
                               % _MAX_FILE_BYTES)
+    if _containers(raw) > _MAX_CONTAINERS:  # each costs memory, read
+        raise EvaluationError("holds more than %d arrays and objects, the "
+                              "most read" % _MAX_CONTAINERS)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

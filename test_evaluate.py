@@ -3479,6 +3479,11 @@ class DataFile(DataFileCase):
                                      "{'a': 2})" % DATA_KEYS),
             (nested(63), note), (nested(64), deep), ("[" * 100000 + "]" * 100000, deep),
             (nested(64).replace('"x"', ""), deep), (nested(63).replace('"x"', "{}"), deep),
+            ("[%s{}]" % ("[], " * 3000000), "holds more than 3000000 arrays and objects, "
+                                             "the most read"),  # each costs memory, read
+            (data_with(cases={"q%d" % n: CASES["region"] for n in range(75001)}, runs={
+                "q%d" % n: RUNS["region"] for n in range(75001)}), "runs: expected at most "
+             "150000 runs scored in all (a lenient reading scores a run again), got 150002"),
             (data_with(polcy=POLICY), "data: unknown key 'polcy'; the keys are " + DATA_KEYS),
             ({key: value for key, value in FIXTURE_AS_JSON.items() if key != "runs"},
              "data: missing the key 'runs'"),

@@ -1974,9 +1974,10 @@ def _row(question, records, systems, explaining):
             "systems": by_system}
 
 
-def _review_queue(data, records):
-    """Return (system, case, claim, citations) of each claim to review."""
-    queue = {}  # in order of first sight: repeated runs make the same claims
+def _to_review(data, records):
+    """Return (system, case, claim, citations) of each claim nobody labelled,
+    and (case, claim) of each label that no run's claim uses."""
+    queue, made = {}, set()  # each claim queued once, at first sight
     for system, scored in records.strict.items():
         for name, record in scored.items():
             question = data.questions[name]
@@ -1984,25 +1985,16 @@ def _review_queue(data, records):
             for key in _JUDGEMENTS:  # optional, disputed or rejected
                 labelled.update(question.case.get(key, ()))
             for run, (_, counts) in zip(question.runs[system], record.runs):
-                if counts["supported"] is None:
-                    continue  # no answer is made, or nothing judges it
-                for claim_id, citations in run["claims"]:
-                    if claim_id not in labelled:
+                judged = counts["supported"] is not None  # else nothing judges it
+                for claim_id, citations in run["claims"] or ():  # None: no answer
+                    made.add((name, claim_id))
+                    if judged and claim_id not in labelled:
                         queue[system, name, claim_id, citations] = None
-    return list(queue)
-
-
-def _orphan_labels(data):
-    """Return (case, claim) of each claim judged but made by no run."""
-    orphans = {}
-    for name, question in data.questions.items():
-        made = {claim_id for runs in question.runs.values() for run in runs
-                for claim_id, _ in run["claims"] or ()}
-        for key in _JUDGEMENTS:
-            for claim_id in question.case.get(key, ()):
-                if claim_id not in made:
-                    orphans[name, claim_id] = None
-    return list(orphans)
+    orphans = dict.fromkeys(
+        (name, claim_id) for name, question in data.questions.items()
+        for key in _JUDGEMENTS for claim_id in question.case.get(key, ())
+        if (name, claim_id) not in made)
+    return list(queue), list(orphans)
 
 
 def _disclosures(by_system):
@@ -2065,13 +2057,13 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
             raise _invalid(name, "expected True or False, got %s", value)
     data = _checked(data)
     records = _records(data)
+    queue, orphans = _to_review(data, records) if explain else (None, None)
     return {"source": source, "k": data.k, "systems": list(data.systems),
             "notes": list(data.notes) if data.notes else None,
             "measures": data.measures,
             "questions": [_row(question, records, data.systems, explain)
                           for question in data.questions.values()],
-            "review_queue": _review_queue(data, records) if explain else None,
-            "orphan_labels": _orphan_labels(data) if explain else None,
+            "review_queue": queue, "orphan_labels": orphans,
             "summary": _summary(data, records) if summary else None}
 
 

@@ -1985,8 +1985,8 @@ def _to_review(data, records):
             for key in _JUDGEMENTS:  # optional, disputed or rejected
                 labelled.update(question.case.get(key, ()))
             for run, (_, counts) in zip(question.runs[system], record.runs):
-                judged = counts["supported"] is not None  # else nothing judges it
-                for claim_id, citations in run["claims"] or ():  # None: no answer
+                judged = counts["supported"] is not None  # an answer, judged
+                for claim_id, citations in run["claims"] or ():
                     made.add((name, claim_id))
                     if judged and claim_id not in labelled:
                         queue[system, name, claim_id, citations] = None
@@ -2004,7 +2004,7 @@ def _disclosures(by_system):
         for name, record in scored.items():
             if record.counts["disclosed"]:
                 documents = dict.fromkeys(  # in the order they disclose
-                    doc_id for explained in filter(None, record.explained)
+                    doc_id for explained in record.explained
                     for doc_id in explained["disclosed"])
                 found[system].append((name, tuple(documents)))
     return found

@@ -2405,9 +2405,6 @@ def _trec_eval_lines(means, label):
 # report_text() and gate_text() give what demo.py prints of a report: each
 # reads report()'s plain data alone, and decides nothing.
 
-_WIDTH = 160  # the widest line of the summary
-_LISTED = 20  # the most changed questions listed for all candidates together
-
 
 def _cell(value):
     """Return a value as the table shows it: 0.50, n/a, yes or no."""
@@ -2419,19 +2416,17 @@ def _cell(value):
 
 
 def _each_run(result, part):
-    """Return ('case system', part, None if not run) of each run, '#1'... if repeated."""
-    found = []
+    """Yield ('case system', part, None if not run) of each run, '#1'... if repeated."""
     for question in result["questions"]:
         for system, row in question["systems"].items():
             where = "%s %s" % (question["case"], system)
             if row is None or row["repeats"] == 1:
-                found.append((where, row and row[part]))
+                yield where, row and row[part]
                 continue
             runs = row[part] if part == "explain" else [
                 run["scores"] for run in row["runs"]]
             for number, value in enumerate(runs, start=1):
-                found.append(("%s#%d" % (where, number), value))
-    return found
+                yield "%s#%d" % (where, number), value
 
 
 def _decided_words(decided):
@@ -2612,8 +2607,8 @@ def _summary_lines(result, label):
         if missing["count"]:
             lines.append("not run by %s: %s (%s)" % (system, _plural(
                 missing["count"], "question"), named))
-    for compared in comparisons:  # at most _LISTED changed questions in all, 3 at least each
-        lines += _compared_lines(compared, label, max(3, _LISTED // len(comparisons)))
+    for compared in comparisons:  # at most 20 changed questions in all, 3 at least each
+        lines += _compared_lines(compared, label, max(3, 20 // len(comparisons)))
     for part, names in summary["slices"].items():
         lines += _slice_lines(part, names, summary["means"][part], label)
     lines += _trec_eval_lines(summary["trec_eval_means"], label)
@@ -2627,13 +2622,11 @@ def _summary_lines(result, label):
     lines += _paired_lines(comparisons, summary["groups"], label)
     lines += ["", "restricted documents disclosed (in the top k or "
               "cited); no score and no policy can excuse one"]
-    if not any(summary["disclosures"].values()):
-        lines.append("none")
-    for system, found in summary["disclosures"].items():
-        named = ["%s: %s" % (name, ", ".join(documents))
-                 for name, documents in found]
-        if found:
-            lines.append("%s | %s" % (system, _listed(named)))
+    disclosed = {system: ["%s: %s" % (name, ", ".join(documents))
+                          for name, documents in found]
+                 for system, found in summary["disclosures"].items() if found}
+    lines += ["%s | %s" % (system, _listed(named))
+              for system, named in disclosed.items()] or ["none"]
     return lines + (_policy_lines(result) if summary["policy"] else [])
 
 
@@ -2667,16 +2660,15 @@ def report_text(result):
         lines += ["", "claims nobody has labelled, rejected or disputed: the next "
                   "round of reviewing"] + (queue or ["none"])
         lines += ["", "labels that no run uses, a typo perhaps (optional, disputed "
-                  "or rejected)"]
-        lines += orphans or ["none"]
+                  "or rejected)"] + (orphans or ["none"])
     if result["summary"] is not None:
         if lines:  # after the table and its explanations
             lines.append("")
         lines += _summary_lines(result, label)
     for index, line in enumerate(lines):
-        if len(line) > _WIDTH:
+        if len(line) > 160:
             from textwrap import wrap  # (a long line is rare: loaded then)
-            lines[index] = "\n".join(wrap(line, _WIDTH, subsequent_indent="    ",
+            lines[index] = "\n".join(wrap(line, 160, subsequent_indent="    ",
                                           break_on_hyphens=False))
     return "\n".join(lines)
 

@@ -1953,10 +1953,8 @@ def _decisions(data, records, tested):
 def _row(question, records, systems, explaining):
     """Return one question's figures per system, None where it was not run."""
     by_system = dict.fromkeys(systems)
-    for system in systems:
-        record = records.strict[system].get(question.name)
-        if record is None:
-            continue
+    for system in question.runs:  # each system that ran it
+        record = records.strict[system][question.name]
         many = len(record.runs) > 1
         explained = list(record.explained) if many else record.explained[0]
         loose = None
@@ -2404,7 +2402,6 @@ def _trec_eval_lines(means, label):
 # --- The report as text ----------------------------------------------------
 # report_text() and gate_text() give what demo.py prints of a report: each
 # reads report()'s plain data alone, and decides nothing.
-
 
 def _cell(value):
     """Return a value as the table shows it: 0.50, n/a, yes or no."""

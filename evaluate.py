@@ -1963,10 +1963,8 @@ def _decisions(data, records, tested):
 def _row(question, records, systems, explaining):
     """Return one question's figures per system, None where it was not run."""
     by_system = dict.fromkeys(systems)
-    for system in systems:
-        record = records.strict[system].get(question.name)
-        if record is None:
-            continue
+    for system in question.runs:  # each system that ran it
+        record = records.strict[system][question.name]
         many = len(record.runs) > 1
         explained = list(record.explained) if many else record.explained[0]
         loose = None
@@ -1984,9 +1982,10 @@ def _row(question, records, systems, explaining):
             "systems": by_system}
 
 
-def _review_queue(data, records):
-    """Return (system, case, claim, citations) of each claim to review."""
-    queue = {}  # in order of first sight: repeated runs make the same claims
+def _to_review(data, records):
+    """Return (system, case, claim, citations) of each claim nobody labelled,
+    and (case, claim) of each label that no run's claim uses."""
+    queue, made = {}, set()  # each claim queued once, at first sight
     for system, scored in records.strict.items():
         for name, record in scored.items():
             question = data.questions[name]
@@ -1994,25 +1993,16 @@ def _review_queue(data, records):
             for key in _JUDGEMENTS:  # optional, disputed or rejected
                 labelled.update(question.case.get(key, ()))
             for run, (_, counts) in zip(question.runs[system], record.runs):
-                if counts["supported"] is None:
-                    continue  # no answer is made, or nothing judges it
-                for claim_id, citations in run["claims"]:
-                    if claim_id not in labelled:
+                judged = counts["supported"] is not None  # an answer, judged
+                for claim_id, citations in run["claims"] or ():
+                    made.add((name, claim_id))
+                    if judged and claim_id not in labelled:
                         queue[system, name, claim_id, citations] = None
-    return list(queue)
-
-
-def _orphan_labels(data):
-    """Return (case, claim) of each claim judged but made by no run."""
-    orphans = {}
-    for name, question in data.questions.items():
-        made = {claim_id for runs in question.runs.values() for run in runs
-                for claim_id, _ in run["claims"] or ()}
-        for key in _JUDGEMENTS:
-            for claim_id in question.case.get(key, ()):
-                if claim_id not in made:
-                    orphans[name, claim_id] = None
-    return list(orphans)
+    orphans = dict.fromkeys(
+        (name, claim_id) for name, question in data.questions.items()
+        for key in _JUDGEMENTS for claim_id in question.case.get(key, ())
+        if (name, claim_id) not in made)
+    return list(queue), list(orphans)
 
 
 def _disclosures(by_system):
@@ -2022,7 +2012,7 @@ def _disclosures(by_system):
         for name, record in scored.items():
             if record.counts["disclosed"]:
                 documents = dict.fromkeys(  # in the order they disclose
-                    doc_id for explained in filter(None, record.explained)
+                    doc_id for explained in record.explained
                     for doc_id in explained["disclosed"])
                 found[system].append((name, tuple(documents)))
     return found
@@ -2075,13 +2065,13 @@ def report(data, *, summary=False, explain=False, source="fixtures.py"):
             raise _invalid(name, "expected True or False, got %s", value)
     data = _checked(data)
     records = _records(data)
+    queue, orphans = _to_review(data, records) if explain else (None, None)
     return {"source": source, "k": data.k, "systems": list(data.systems),
             "notes": list(data.notes) if data.notes else None,
             "measures": data.measures,
             "questions": [_row(question, records, data.systems, explain)
                           for question in data.questions.values()],
-            "review_queue": _review_queue(data, records) if explain else None,
-            "orphan_labels": _orphan_labels(data) if explain else None,
+            "review_queue": queue, "orphan_labels": orphans,
             "summary": _summary(data, records) if summary else None}
 
 
@@ -2438,10 +2428,6 @@ def _trec_eval_lines(means, label):
 # report_text() and gate_text() give what demo.py prints of a report: each
 # reads report()'s plain data alone, and decides nothing.
 
-_WIDTH = 160  # the widest line of the summary
-_LISTED = 20  # the most changed questions listed for all candidates together
-
-
 def _cell(value):
     """Return a value as the table shows it: 0.50, n/a, yes or no."""
     if value is None:
@@ -2452,19 +2438,17 @@ def _cell(value):
 
 
 def _each_run(result, part):
-    """Return ('case system', part, None if not run) of each run, '#1'... if repeated."""
-    found = []
+    """Yield ('case system', part, None if not run) of each run, '#1'... if repeated."""
     for question in result["questions"]:
         for system, row in question["systems"].items():
             where = "%s %s" % (question["case"], system)
             if row is None or row["repeats"] == 1:
-                found.append((where, row and row[part]))
+                yield where, row and row[part]
                 continue
             runs = row[part] if part == "explain" else [
                 run["scores"] for run in row["runs"]]
             for number, value in enumerate(runs, start=1):
-                found.append(("%s#%d" % (where, number), value))
-    return found
+                yield "%s#%d" % (where, number), value
 
 
 def _decided_words(decided):
@@ -2645,8 +2629,8 @@ def _summary_lines(result, label):
         if missing["count"]:
             lines.append("not run by %s: %s (%s)" % (system, _plural(
                 missing["count"], "question"), named))
-    for compared in comparisons:  # at most _LISTED changed questions in all, 3 at least each
-        lines += _compared_lines(compared, label, max(3, _LISTED // len(comparisons)))
+    for compared in comparisons:  # at most 20 changed questions in all, 3 at least each
+        lines += _compared_lines(compared, label, max(3, 20 // len(comparisons)))
     for part, names in summary["slices"].items():
         lines += _slice_lines(part, names, summary["means"][part], label)
     lines += _trec_eval_lines(summary["trec_eval_means"], label)
@@ -2660,13 +2644,11 @@ def _summary_lines(result, label):
     lines += _paired_lines(comparisons, summary["groups"], label)
     lines += ["", "restricted documents disclosed (in the top k or "
               "cited); no score and no policy can excuse one"]
-    if not any(summary["disclosures"].values()):
-        lines.append("none")
-    for system, found in summary["disclosures"].items():
-        named = ["%s: %s" % (name, ", ".join(documents))
-                 for name, documents in found]
-        if found:
-            lines.append("%s | %s" % (system, _listed(named)))
+    disclosed = {system: ["%s: %s" % (name, ", ".join(documents))
+                          for name, documents in found]
+                 for system, found in summary["disclosures"].items() if found}
+    lines += ["%s | %s" % (system, _listed(named))
+              for system, named in disclosed.items()] or ["none"]
     return lines + (_policy_lines(result) if summary["policy"] else [])
 
 
@@ -2700,16 +2682,15 @@ def report_text(result):
         lines += ["", "claims nobody has labelled, rejected or disputed: the next "
                   "round of reviewing"] + (queue or ["none"])
         lines += ["", "labels that no run uses, a typo perhaps (optional, disputed "
-                  "or rejected)"]
-        lines += orphans or ["none"]
+                  "or rejected)"] + (orphans or ["none"])
     if result["summary"] is not None:
         if lines:  # after the table and its explanations
             lines.append("")
         lines += _summary_lines(result, label)
     for index, line in enumerate(lines):
-        if len(line) > _WIDTH:
+        if len(line) > 160:
             from textwrap import wrap  # (a long line is rare: loaded then)
-            lines[index] = "\n".join(wrap(line, _WIDTH, subsequent_indent="    ",
+            lines[index] = "\n".join(wrap(line, 160, subsequent_indent="    ",
                                           break_on_hyphens=False))
     return "\n".join(lines)
 

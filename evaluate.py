@@ -1834,7 +1834,7 @@ def _check_policy(data):
                        + rules + ", got %s", policy)
 
 
-def _judged(policy, candidate, baseline, test=None):
+def _judged(policy, candidate, baseline, test):
     """Return {accepted, broken, held, unchecked, significance}: a
     candidate judged by a policy beside the baseline (or None)."""
     held, broken, unchecked = [], [], []
@@ -1878,71 +1878,65 @@ def _significance_tests(policy, tested):
     return tests
 
 
-def _marked(strict, loose):
-    """Return each broken finding as (rule, subject, detail, readings):
-    readings "both", "strict" or "lenient", those that break it."""
-    loose = strict if loose is None else loose  # one reading: both
-    strictly = {finding[:2] for finding in strict["broken"]}
-    leniently = {finding[:2] for finding in loose["broken"]}
-    return ([finding + ("both" if finding[:2] in leniently else "strict",)
-             for finding in strict["broken"]]
-            + [finding + ("lenient",) for finding in loose["broken"]
-               if finding[:2] not in strictly])
-
-
-def _deciding_questions(findings, data, records, systems):
-    """Return the questions the _marked() findings of one reading name; for
-    a slice, those whose counts differ between the readings."""
-    names = {subject for rule, subject, detail, readings in findings
-             if readings != "both"}
+def _depends_on(apart, data, records, systems):
+    """Return the disputed labels, (question, claim ID, sources), of the
+    questions that the findings broken in one reading name, `apart` their
+    (rule, subject); for a slice, of those whose counts differ between
+    the readings."""
+    names = {subject for rule, subject in apart}
     for part in names.intersection(_SLICES):
         for system in systems:
             before, after = records.strict[system], records.lenient[system]
             names.update(name for name in data.slices[part] if name in before
                          and before[name].counts != after[name].counts)
-    return names
+    return [(name, claim_id, sources)
+            for name in filter(names.__contains__, data.questions)
+            for claim_id, sources in
+            data.questions[name].case.get("disputed", {}).items()]
 
 
 def _by_readings(data, records, judged, systems):
     """Return one decision: the plan, the outcome, each reading's, the
-    marked broken findings, and, where the readings decide apart, the
-    disputed labels of the questions that decide."""
-    strict, loose = judged["strict"], judged.get("lenient")
+    broken findings, each as (rule, subject, detail, readings: "both",
+    "strict" or "lenient", those that break it), and, where the readings
+    decide apart, the disputed labels of the questions that decide."""
+    strict = judged["strict"]
+    loose = judged.get("lenient", strict)  # one reading: both alike
+    strictly = {finding[:2] for finding in strict["broken"]}
+    leniently = {finding[:2] for finding in loose["broken"]}
+    findings = ([finding + ("both" if finding[:2] in leniently else "strict",)
+                 for finding in strict["broken"]]
+                + [finding + ("lenient",) for finding in loose["broken"]
+                   if finding[:2] not in strictly])
     plan = data.policy.get("unresolved", "both")
     # The plan's readings decide where a label is disputed, else the strict
     # one; where one could judge nothing, there is nothing to accept.
-    taken = [strict] if loose is None else {
-        "strict": [strict], "lenient": [loose], "both": [strict, loose]}[plan]
-    accepted = [each["accepted"] for each in taken]
-    findings, depends_on, deciding = _marked(strict, loose), [], set()
-    if loose is not None and strict["accepted"] != loose["accepted"]:
-        deciding = _deciding_questions(findings, data, records, systems)
-    for name in filter(deciding.__contains__, data.questions):
-        disputed = data.questions[name].case.get("disputed", {})
-        depends_on.extend((name, claim_id, sources)
-                          for claim_id, sources in disputed.items())
+    taken = {"strict": [strict], "lenient": [loose], "both": [strict, loose]}
+    accepted = [each["accepted"] for each in taken[plan]]
+    depends_on = []
+    if strict["accepted"] != loose["accepted"]:
+        depends_on = _depends_on(strictly ^ leniently, data, records, systems)
     return {"plan": plan,
             "accepted": None if None in accepted else all(accepted),
-            "strict": strict, "lenient": loose, "depends_on": depends_on,
-            "findings": findings}
+            "strict": strict, "lenient": judged.get("lenient"),
+            "depends_on": depends_on, "findings": findings}
 
 
 def _decisions(data, records, tested):
     """Return the decision on each system: the baseline judged alone, each
     candidate against it, with the paired tests of _tested()."""
-    policy, systems = data.policy, data.systems
-    judged = {system: {} for system in systems}
-    for reading in tested:
+    policy, baseline = data.policy, data.systems[0]
+    judged = {system: {} for system in data.systems}
+    for reading, tests in tested.items():
         by_system = getattr(records, reading)
-        tests = _significance_tests(policy, tested[reading])
-        baseline = by_system[systems[0]]
-        judged[systems[0]][reading] = _judged(policy, baseline, None)
-        for candidate in systems[1:]:
-            judged[candidate][reading] = _judged(
-                policy, by_system[candidate], baseline, tests.get(candidate))
+        tests = _significance_tests(policy, tests)  # of candidates alone
+        for system in data.systems:
+            against = None if system == baseline else by_system[baseline]
+            judged[system][reading] = _judged(
+                policy, by_system[system], against, tests.get(system))
     return {system: _by_readings(data, records, judged[system],
-                                 {systems[0], system})
-            for system in systems}
+                                 {baseline, system})
+            for system in data.systems}
 
 
 # --- One report ------------------------------------------------------------

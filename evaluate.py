@@ -1656,29 +1656,6 @@ def _budget_findings(judging):
     return findings or [(None, (rule, "", _NO_ANSWER))]
 
 
-def _fell_on_the_slice(measure, judging):
-    """Return how the measure fell beyond the pairs: on its slice mean, or
-    for support, on pooled support of the answerable slice."""
-    fell, (before, after) = [], judging.test["slice_means"]
-    if None not in (before["mean"], after["mean"]) \
-            and after["mean"] < before["mean"]:
-        fell.append("its slice mean fell, %.2f -> %.2f (over %d and %d "
-                    "questions with a value)" % (
-                        before["mean"], after["mean"], before["averaged"],
-                        after["averaged"]))
-    if measure != "support":
-        return fell
-    old, new = (_pooled_support([record for record in side.values()
-                                 if record.answerable])
-                for side in (judging.baseline, judging.candidate))
-    # Compared exactly: s1 / g1 < s0 / g0.
-    if old["generated"] and new["generated"] and new["supported"] \
-            * old["generated"] < old["supported"] * new["generated"]:
-        fell.append("pooled support fell, %(supported)d/%(generated)d" %
-                    old + " -> %(supported)d/%(generated)d" % new)
-    return fell
-
-
 def _significance(measure, test, policy):
     """Return the detail of a significance finding: how the measure moved,
     on how much, how its p stands, and what silence counted."""
@@ -1714,7 +1691,8 @@ def _significance(measure, test, policy):
 def _significance_findings(judging):
     """On the answerable slice: the declared measure rose over units and
     questions, with a p that holds at its Holm level, and did not fall
-    where the paired test cannot look (_fell_on_the_slice())."""
+    where the paired test cannot look: on its slice mean, nor, for
+    support, on pooled support of the answerable slice."""
     rule, test = judging.rule, judging.test
     if judging.baseline is None:
         return [(None, (rule, "", _NO_BASELINE))]
@@ -1723,7 +1701,21 @@ def _significance_findings(judging):
         return [(False, (rule, "answerable", measure + ": no question has a "
                          "value from both: nothing compared"))]
     rose = test["mean"] > 0 and test["question_mean"] > 0
-    fell = _fell_on_the_slice(measure, judging) if rose else []
+    fell, (before, after) = [], test["slice_means"]
+    if rose and _change(before["mean"], after["mean"]) == "worse":
+        fell.append("its slice mean fell, %.2f -> %.2f (over %d and %d "
+                    "questions with a value)" % (
+                        before["mean"], after["mean"], before["averaged"],
+                        after["averaged"]))
+    if rose and measure == "support":
+        old, new = (_pooled_support([record for record in side.values()
+                                     if record.answerable])
+                    for side in (judging.baseline, judging.candidate))
+        # Compared exactly: s1 / g1 < s0 / g0 (no claims on a side: 0 < 0).
+        if new["supported"] * old["generated"] \
+                < old["supported"] * new["generated"]:
+            fell.append("pooled support fell, %(supported)d/%(generated)d"
+                        % old + " -> %(supported)d/%(generated)d" % new)
     # p holds at the level by its bound p_upper: no draw's luck decides.
     held = test["earlier_steps_held"] and test["p_upper"] <= test["level"] \
         and rose and not fell

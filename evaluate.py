@@ -1736,32 +1736,26 @@ def _check_number(value, field, high=1, above_low=False, whole=False):
                        + " 0 to %s, got %s", high, value)
 
 
-def _check_questions_named(value, field, data, kind):
-    """Check a tuple of distinct names of questions of the kind named:
-    "answerable questions" or "unanswerable questions"."""
-    if type(value) is not tuple:
-        raise _invalid(field, "expected a tuple of question names, got %s",
-                       value)
-    for name in value:
-        if type(name) is not str:  # a topic 401 is named "401"
-            raise _invalid(field, "expected question names, each a str, got %s", name)
-        if name not in data.questions:
-            raise _invalid(field, "no question named %s", name)
-        if data.questions[name].answerable != (kind == "answerable "
-                                               "questions"):
-            raise _invalid(field, "%s is not an " + kind[:-1], name)
-    if len(set(value)) < len(value):
-        raise _invalid(field, "expected distinct names, got %s", value)
-
-
 def _check_setting(kind, value, field, data):
     """Check a rule or setting of a policy, as its kind says it is: one of
     the choices a tuple names, or a kind that _RULES names."""
     if type(kind) is tuple:
         if type(value) is not str or value not in kind:
             raise _invalid(field, "expected one of %s, got %s", kind, value)
-    elif kind.endswith("questions"):
-        _check_questions_named(value, field, data, kind)
+    elif kind.endswith("questions"):  # distinct names, of that kind
+        if type(value) is not tuple:
+            raise _invalid(field, "expected a tuple of question names, got %s",
+                           value)
+        for name in value:
+            if type(name) is not str:  # a topic 401 is named "401"
+                raise _invalid(field, "expected question names, each a str, "
+                               "got %s", name)
+            if name not in data.questions:
+                raise _invalid(field, "no question named %s", name)
+            if data.questions[name].answerable != kind.startswith("answerable"):
+                raise _invalid(field, "%s is not an " + kind[:-1], name)
+        if len(set(value)) < len(value):
+            raise _invalid(field, "expected distinct names, got %s", value)
     elif kind.endswith("by slice"):  # counts up to 10**9, or shares
         if type(value) is dict:
             _check_keys(value, field)

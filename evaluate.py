@@ -1666,29 +1666,6 @@ def _budget_findings(judging):
     return findings or [(None, (rule, "", _NO_ANSWER))]
 
 
-def _fell_on_the_slice(measure, judging):
-    """Return how the measure fell beyond the pairs: on its slice mean, or
-    for support, on pooled support of the answerable slice."""
-    fell, (before, after) = [], judging.test["slice_means"]
-    if None not in (before["mean"], after["mean"]) \
-            and after["mean"] < before["mean"]:
-        fell.append("its slice mean fell, %.2f -> %.2f (over %d and %d "
-                    "questions with a value)" % (
-                        before["mean"], after["mean"], before["averaged"],
-                        after["averaged"]))
-    if measure != "support":
-        return fell
-    old, new = (_pooled_support([record for record in side.values()
-                                 if record.answerable])
-                for side in (judging.baseline, judging.candidate))
-    # Compared exactly: s1 / g1 < s0 / g0.
-    if old["generated"] and new["generated"] and new["supported"] \
-            * old["generated"] < old["supported"] * new["generated"]:
-        fell.append("pooled support fell, %(supported)d/%(generated)d" %
-                    old + " -> %(supported)d/%(generated)d" % new)
-    return fell
-
-
 def _significance(measure, test, policy):
     """Return the detail of a significance finding: how the measure moved,
     on how much, how its p stands, and what silence counted."""
@@ -1724,7 +1701,8 @@ def _significance(measure, test, policy):
 def _significance_findings(judging):
     """On the answerable slice: the declared measure rose over units and
     questions, with a p that holds at its Holm level, and did not fall
-    where the paired test cannot look (_fell_on_the_slice())."""
+    where the paired test cannot look: on its slice mean, nor, for
+    support, on pooled support of the answerable slice."""
     rule, test = judging.rule, judging.test
     if judging.baseline is None:
         return [(None, (rule, "", _NO_BASELINE))]
@@ -1733,7 +1711,21 @@ def _significance_findings(judging):
         return [(False, (rule, "answerable", measure + ": no question has a "
                          "value from both: nothing compared"))]
     rose = test["mean"] > 0 and test["question_mean"] > 0
-    fell = _fell_on_the_slice(measure, judging) if rose else []
+    fell, (before, after) = [], test["slice_means"]
+    if rose and _change(before["mean"], after["mean"]) == "worse":
+        fell.append("its slice mean fell, %.2f -> %.2f (over %d and %d "
+                    "questions with a value)" % (
+                        before["mean"], after["mean"], before["averaged"],
+                        after["averaged"]))
+    if rose and measure == "support":
+        old, new = (_pooled_support([record for record in side.values()
+                                     if record.answerable])
+                    for side in (judging.baseline, judging.candidate))
+        # Compared exactly: s1 / g1 < s0 / g0 (no claims on a side: 0 < 0).
+        if new["supported"] * old["generated"] \
+                < old["supported"] * new["generated"]:
+            fell.append("pooled support fell, %(supported)d/%(generated)d"
+                        % old + " -> %(supported)d/%(generated)d" % new)
     # p holds at the level by its bound p_upper: no draw's luck decides.
     held = test["earlier_steps_held"] and test["p_upper"] <= test["level"] \
         and rose and not fell
@@ -1754,32 +1746,26 @@ def _check_number(value, field, high=1, above_low=False, whole=False):
                        + " 0 to %s, got %s", high, value)
 
 
-def _check_questions_named(value, field, data, kind):
-    """Check a tuple of distinct names of questions of the kind named:
-    "answerable questions" or "unanswerable questions"."""
-    if type(value) is not tuple:
-        raise _invalid(field, "expected a tuple of question names, got %s",
-                       value)
-    for name in value:
-        if type(name) is not str:  # a topic 401 is named "401"
-            raise _invalid(field, "expected question names, each a str, got %s", name)
-        if name not in data.questions:
-            raise _invalid(field, "no question named %s", name)
-        if data.questions[name].answerable != (kind == "answerable "
-                                               "questions"):
-            raise _invalid(field, "%s is not an " + kind[:-1], name)
-    if len(set(value)) < len(value):
-        raise _invalid(field, "expected distinct names, got %s", value)
-
-
 def _check_setting(kind, value, field, data):
     """Check a rule or setting of a policy, as its kind says it is: one of
     the choices a tuple names, or a kind that _RULES names."""
     if type(kind) is tuple:
         if type(value) is not str or value not in kind:
             raise _invalid(field, "expected one of %s, got %s", kind, value)
-    elif kind.endswith("questions"):
-        _check_questions_named(value, field, data, kind)
+    elif kind.endswith("questions"):  # distinct names, of that kind
+        if type(value) is not tuple:
+            raise _invalid(field, "expected a tuple of question names, got %s",
+                           value)
+        for name in value:
+            if type(name) is not str:  # a topic 401 is named "401"
+                raise _invalid(field, "expected question names, each a str, "
+                               "got %s", name)
+            if name not in data.questions:
+                raise _invalid(field, "no question named %s", name)
+            if data.questions[name].answerable != kind.startswith("answerable"):
+                raise _invalid(field, "%s is not an " + kind[:-1], name)
+        if len(set(value)) < len(value):
+            raise _invalid(field, "expected distinct names, got %s", value)
     elif kind.endswith("by slice"):  # counts up to 10**9, or shares
         if type(value) is dict:
             _check_keys(value, field)
@@ -1844,7 +1830,7 @@ def _check_policy(data):
                        + rules + ", got %s", policy)
 
 
-def _judged(policy, candidate, baseline, test=None):
+def _judged(policy, candidate, baseline, test):
     """Return {accepted, broken, held, unchecked, significance}: a
     candidate judged by a policy beside the baseline (or None)."""
     held, broken, unchecked = [], [], []
@@ -1888,71 +1874,65 @@ def _significance_tests(policy, tested):
     return tests
 
 
-def _marked(strict, loose):
-    """Return each broken finding as (rule, subject, detail, readings):
-    readings "both", "strict" or "lenient", those that break it."""
-    loose = strict if loose is None else loose  # one reading: both
-    strictly = {finding[:2] for finding in strict["broken"]}
-    leniently = {finding[:2] for finding in loose["broken"]}
-    return ([finding + ("both" if finding[:2] in leniently else "strict",)
-             for finding in strict["broken"]]
-            + [finding + ("lenient",) for finding in loose["broken"]
-               if finding[:2] not in strictly])
-
-
-def _deciding_questions(findings, data, records, systems):
-    """Return the questions the _marked() findings of one reading name; for
-    a slice, those whose counts differ between the readings."""
-    names = {subject for rule, subject, detail, readings in findings
-             if readings != "both"}
+def _depends_on(apart, data, records, systems):
+    """Return the disputed labels, (question, claim ID, sources), of the
+    questions that the findings broken in one reading name, `apart` their
+    (rule, subject); for a slice, of those whose counts differ between
+    the readings."""
+    names = {subject for rule, subject in apart}
     for part in names.intersection(_SLICES):
         for system in systems:
             before, after = records.strict[system], records.lenient[system]
             names.update(name for name in data.slices[part] if name in before
                          and before[name].counts != after[name].counts)
-    return names
+    return [(name, claim_id, sources)
+            for name in filter(names.__contains__, data.questions)
+            for claim_id, sources in
+            data.questions[name].case.get("disputed", {}).items()]
 
 
 def _by_readings(data, records, judged, systems):
     """Return one decision: the plan, the outcome, each reading's, the
-    marked broken findings, and, where the readings decide apart, the
-    disputed labels of the questions that decide."""
-    strict, loose = judged["strict"], judged.get("lenient")
+    broken findings, each as (rule, subject, detail, readings: "both",
+    "strict" or "lenient", those that break it), and, where the readings
+    decide apart, the disputed labels of the questions that decide."""
+    strict = judged["strict"]
+    loose = judged.get("lenient", strict)  # one reading: both alike
+    strictly = {finding[:2] for finding in strict["broken"]}
+    leniently = {finding[:2] for finding in loose["broken"]}
+    findings = ([finding + ("both" if finding[:2] in leniently else "strict",)
+                 for finding in strict["broken"]]
+                + [finding + ("lenient",) for finding in loose["broken"]
+                   if finding[:2] not in strictly])
     plan = data.policy.get("unresolved", "both")
     # The plan's readings decide where a label is disputed, else the strict
     # one; where one could judge nothing, there is nothing to accept.
-    taken = [strict] if loose is None else {
-        "strict": [strict], "lenient": [loose], "both": [strict, loose]}[plan]
-    accepted = [each["accepted"] for each in taken]
-    findings, depends_on, deciding = _marked(strict, loose), [], set()
-    if loose is not None and strict["accepted"] != loose["accepted"]:
-        deciding = _deciding_questions(findings, data, records, systems)
-    for name in filter(deciding.__contains__, data.questions):
-        disputed = data.questions[name].case.get("disputed", {})
-        depends_on.extend((name, claim_id, sources)
-                          for claim_id, sources in disputed.items())
+    taken = {"strict": [strict], "lenient": [loose], "both": [strict, loose]}
+    accepted = [each["accepted"] for each in taken[plan]]
+    depends_on = []
+    if strict["accepted"] != loose["accepted"]:
+        depends_on = _depends_on(strictly ^ leniently, data, records, systems)
     return {"plan": plan,
             "accepted": None if None in accepted else all(accepted),
-            "strict": strict, "lenient": loose, "depends_on": depends_on,
-            "findings": findings}
+            "strict": strict, "lenient": judged.get("lenient"),
+            "depends_on": depends_on, "findings": findings}
 
 
 def _decisions(data, records, tested):
     """Return the decision on each system: the baseline judged alone, each
     candidate against it, with the paired tests of _tested()."""
-    policy, systems = data.policy, data.systems
-    judged = {system: {} for system in systems}
-    for reading in tested:
+    policy, baseline = data.policy, data.systems[0]
+    judged = {system: {} for system in data.systems}
+    for reading, tests in tested.items():
         by_system = getattr(records, reading)
-        tests = _significance_tests(policy, tested[reading])
-        baseline = by_system[systems[0]]
-        judged[systems[0]][reading] = _judged(policy, baseline, None)
-        for candidate in systems[1:]:
-            judged[candidate][reading] = _judged(
-                policy, by_system[candidate], baseline, tests.get(candidate))
+        tests = _significance_tests(policy, tests)  # of candidates alone
+        for system in data.systems:
+            against = None if system == baseline else by_system[baseline]
+            judged[system][reading] = _judged(
+                policy, by_system[system], against, tests.get(system))
     return {system: _by_readings(data, records, judged[system],
-                                 {systems[0], system})
-            for system in systems}
+                                 {baseline, system})
+            for system in data.systems}
 
 
 # --- One report ------------------------------------------------------------

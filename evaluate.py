@@ -514,7 +514,8 @@ import stat  # noqa: E402
 # --- Names, and the keys of a case only a report reads --------------------
 
 _MAX_RUNS = 100  # repeated runs of one question by one system
-_MAX_SCORED = 150000  # runs scored in all: 4 to 6 KiB each, kept
+_MAX_QUESTIONS = 100000  # of a data set: 4 to 8 KiB each, kept
+_MAX_SCORED = 150000  # runs scored in all: about 2.5 KiB each, kept
 _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
 _MAX_TAGS = 20  # of one question
 _MAX_TAGS_IN_ALL = 100  # each a slice of the summary
@@ -741,6 +742,9 @@ def _check_layout(cases, runs, systems):
         if type(value) is not dict:
             raise _invalid(part, "expected a dict, got %s", value)
         _check_keys(value, part)
+    if len(cases) > _MAX_QUESTIONS:
+        raise _invalid("cases", "expected at most %s questions, got %s",
+                       _MAX_QUESTIONS, len(cases))
     for name, by_system in runs.items():
         if name not in cases:
             raise _invalid("runs", "no case named %s", name)

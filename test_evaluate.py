@@ -3481,6 +3481,8 @@ class DataFile(DataFileCase):
             (nested(64).replace('"x"', ""), deep), (nested(63).replace('"x"', "{}"), deep),
             ("[%s{}]" % ("[], " * 3000000), "holds more than 3000000 arrays and objects, "
                                              "the most read"),  # each costs memory, read
+            (data_with(cases=dict.fromkeys(map(str, range(100001)), CASES["region"])),
+             "cases: expected at most 100000 questions, got 100001"),
             (data_with(cases={"q%d" % n: CASES["region"] for n in range(75001)}, runs={
                 "q%d" % n: RUNS["region"] for n in range(75001)}), "runs: expected at most "
              "150000 runs scored in all (a lenient reading scores a run again), got 150002"),

@@ -107,6 +107,24 @@ def ignored_keys(count):
                                       for system in "AB"}}}, separators=(",", ":"))
 
 
+def labelled(questions):
+    """Return questions each of every kind of label, each run by one system of 4 claims."""
+    case = {"relevant": ["d"], "support": {"c": ["d"]}, "optional": {"e": ["d"]},
+            "rejected": ["f"], "restricted": ["r"], "grades": {"d": 2}, "tags": ["t"]}
+    claims = [[claim, [doc]] for claim, doc in zip("cefg", "ddrd")]
+    run = {"retrieved": ["d", "r"], "claims": claims}
+    names = ["q%d" % number for number in range(questions)]
+    return {"systems": ["A"], "corpus": {"d": None, "r": None},
+            "cases": dict.fromkeys(names, case), "runs": {name: {"A": run} for name in names}}
+
+
+def empty_objects(count):
+    """Return one question whose case holds `count` empty objects in a key nobody reads."""
+    data = graded(1, 1, 1, 1)
+    data["cases"]["q0"]["extra"] = [{}] * count
+    return data
+
+
 def trec(folder, qrels, run):
     """Write qrels and a run, a line of %d for n = 0, 1, ... to 150 MB; return the options."""
     arguments = ["--qrels", os.path.join(folder, "qrels"), "--run", os.path.join(folder, "run")]
@@ -135,6 +153,10 @@ SHAPES = {  # name: (what, its data, or a function of a folder that writes TREC 
                       lambda: graded(100, 20, 4000, 150, runs=5)),
     "ignored_keys": ("2,000,000 ignored case keys of 6 to 10 letters",
                      lambda: ignored_keys(2000000)),
+    "labels_100k": ("100,000 questions of 7 labels and 4 claims x 1 system, the most questions",
+                    lambda: labelled(100000)),
+    "empty_objects": ("2,999,000 empty objects in an ignored key, nearly the most read",
+                      lambda: empty_objects(2999000)),
     "trec_topics": ("TREC run of one-line topics the qrels lack",
                     lambda folder: trec(folder, "1 0 D 1\n", "%d 0 D 1 1 r\n")),
     "trec_qrels": ("TREC qrels of one-document topics",

@@ -2283,18 +2283,6 @@ def _ranked(name, file, size, k, judged, unjudged):
     return tag, tops
 
 
-def _again(name, file, size, topic, documents):
-    """Return the fault of the second line that ranks the document most
-    often in a topic's top k (documents)."""
-    doc_id = max(documents, key=documents.count)
-    file.seek(0)
-    ranks = (number for lines in _trec_lines(name, file, size)
-             for number, fields in lines if fields[:3:2] == [topic, doc_id])
-    next(ranks)  # the first, where it is ranked once
-    return _trec_fault(name, next(ranks), "document %s is ranked twice "
-                       "for topic %s", doc_id, topic)
-
-
 def _trec_cases(judged, runs, k, systems, unjudged):
     """Return the data of qrels read by _qrels() and runs {topic: {tag:
     run}}, with notes on the topics left out."""
@@ -2341,8 +2329,15 @@ def _trec_data(files, k):
         tagged[tag] = name
         for topic in list(ranked):  # each freed as it is ranked
             documents = tuple(_best(*ranked.pop(topic), k)[1])
-            if len(set(documents)) < len(documents):
-                raise _again(name, file, size, topic, documents)
+            if len(set(documents)) < len(documents):  # one ranked twice:
+                doc_id = max(documents, key=documents.count)  # or more
+                file.seek(0)  # to find its second line
+                ranks = (number for lines in _trec_lines(name, file, size)
+                         for number, fields in lines
+                         if fields[:3:2] == [topic, doc_id])
+                next(ranks)  # the first, where it is ranked once
+                raise _trec_fault(name, next(ranks), "document %s is ranked "
+                                  "twice for topic %s", doc_id, topic)
             runs.setdefault(topic, {})[tag] = {"retrieved": documents,
                                                "claims": None}
             kept += len(documents)

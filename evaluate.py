@@ -2167,8 +2167,7 @@ def load_data(path):
 
 # --- TREC files ------------------------------------------------------------
 # load_trec() reads qrels and runs as trec_eval 10 does, into the data a
-# JSON file gives (see README.md); a line whose first field starts with "#"
-# is a comment, and lines come in any order.
+# JSON file gives (see README.md); their lines come in any order.
 
 _MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together
 _MAX_TOPICS = 10 ** 6  # of the qrels; of the run topics it lacks, the named
@@ -2205,7 +2204,7 @@ def _trec_lines(name, file, size):
             raise _trec_fault(name, number + 1 + data.count(b"\n", 0, error.start),
                               "not UTF-8 text: %s", error.reason) from None
         lines = text.split("\n")[:-1 if chunk else None]
-        if "#" in text:  # a comment is read as a blank line
+        if "#" in text:  # a comment, its first field "#...", reads as blank
             lines = ["" if line.lstrip()[:1] == "#" else line for line in lines]
         yield filter(itemgetter(1), enumerate(map(str.split, lines), number + 1))
         number += len(lines)

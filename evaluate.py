@@ -2193,7 +2193,7 @@ def _trec_lines(name, file, size):
         data = rest + chunk
         lengths = list(map(len, data.split(b"\n")))
         if max(lengths) > _MAX_LINE:
-            long = next(i for i, length in enumerate(lengths) if length > _MAX_LINE)
+            long = [length > _MAX_LINE for length in lengths].index(True)
             raise _trec_fault(name, number + 1 + long, "expected a line of "
                               "at most %s bytes", _MAX_LINE)
         cut = data.rfind(b"\n") + 1 if chunk else len(data)

@@ -2166,8 +2166,7 @@ def load_data(path):
 
 # --- TREC files ------------------------------------------------------------
 # load_trec() reads qrels and runs as trec_eval 10 does, into the data a
-# JSON file gives (see README.md); a line whose first field starts with "#"
-# is a comment, and lines come in any order.
+# JSON file gives (see README.md); their lines come in any order.
 
 _MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together
 _MAX_TOPICS = 10 ** 6  # of the qrels; of the run topics it lacks, the named
@@ -2193,7 +2192,7 @@ def _trec_lines(name, file, size):
         data = rest + chunk
         lengths = list(map(len, data.split(b"\n")))
         if max(lengths) > _MAX_LINE:
-            long = next(i for i, length in enumerate(lengths) if length > _MAX_LINE)
+            long = [length > _MAX_LINE for length in lengths].index(True)
             raise _trec_fault(name, number + 1 + long, "expected a line of "
                               "at most %s bytes", _MAX_LINE)
         cut = data.rfind(b"\n") + 1 if chunk else len(data)
@@ -2204,7 +2203,7 @@ def _trec_lines(name, file, size):
             raise _trec_fault(name, number + 1 + data.count(b"\n", 0, error.start),
                               "not UTF-8 text: %s", error.reason) from None
         lines = text.split("\n")[:-1 if chunk else None]
-        if "#" in text:  # a comment is read as a blank line
+        if "#" in text:  # a comment, its first field "#...", reads as blank
             lines = ["" if line.lstrip()[:1] == "#" else line for line in lines]
         yield filter(itemgetter(1), enumerate(map(str.split, lines), number + 1))
         number += len(lines)
@@ -2282,18 +2281,6 @@ def _ranked(name, file, size, k, judged, unjudged):
     return tag, tops
 
 
-def _again(name, file, size, topic, documents):
-    """Return the fault of the second line that ranks the document most
-    often in a topic's top k (documents)."""
-    doc_id = max(documents, key=documents.count)
-    file.seek(0)
-    ranks = (number for lines in _trec_lines(name, file, size)
-             for number, fields in lines if fields[:3:2] == [topic, doc_id])
-    next(ranks)  # the first, where it is ranked once
-    return _trec_fault(name, next(ranks), "document %s is ranked twice "
-                       "for topic %s", doc_id, topic)
-
-
 def _trec_cases(judged, runs, k, systems, unjudged):
     """Return the data of qrels read by _qrels() and runs {topic: {tag:
     run}}, with notes on the topics left out."""
@@ -2340,8 +2327,15 @@ def _trec_data(files, k):
         tagged[tag] = name
         for topic in list(ranked):  # each freed as it is ranked
             documents = tuple(_best(*ranked.pop(topic), k)[1])
-            if len(set(documents)) < len(documents):
-                raise _again(name, file, size, topic, documents)
+            if len(set(documents)) < len(documents):  # one ranked twice:
+                doc_id = max(documents, key=documents.count)  # or more
+                file.seek(0)  # to find its second line
+                ranks = (number for lines in _trec_lines(name, file, size)
+                         for number, fields in lines
+                         if fields[:3:2] == [topic, doc_id])
+                next(ranks)  # the first, where it is ranked once
+                raise _trec_fault(name, next(ranks), "document %s is ranked "
+                                  "twice for topic %s", doc_id, topic)
             runs.setdefault(topic, {})[tag] = {"retrieved": documents,
                                                "claims": None}
             kept += len(documents)

@@ -2314,9 +2314,14 @@ def _trec_cases(judged, runs, k, systems, unjudged):
 def _trec_data(files, k):
     """Return the data of open TREC files [(name, file, size)], qrels first."""
     judged = _qrels(*files[0])
-    runs, tagged, unjudged, kept = {}, {}, {}, 0
+    runs, tagged, unjudged, kept, scored = {}, {}, {}, 0, 0
     for name, file, size in files[1:]:
         tag, ranked = _ranked(name, file, size, k, judged, unjudged)
+        scored += len(ranked)  # a run of each topic the qrels have
+        if scored > _MAX_SCORED:  # as report() refuses, before it costs
+            raise EvaluationError("TREC runs: rank more than %d topics of "
+                                  "the qrels together, the most scored"
+                                  % _MAX_SCORED)
         if tag is None:
             raise EvaluationError("%s: holds no line" % name)
         if tag in tagged:

@@ -734,10 +734,22 @@ def _check_manifests(manifests, systems):
                                manifests[system].get(key), system)
 
 
+def _runs_scored(cases, runs):
+    """Return how many runs a report scores: each run of a question, twice
+    where it disputes a label (a lenient reading scores it again)."""
+    scored = 0
+    for name, by_system in runs.items():
+        readings = 1 + bool(cases[name].get("disputed"))
+        for given in by_system.values():
+            scored += readings * (len(given) if type(given) is tuple else 1)
+    return scored
+
+
 def _check_layout(cases, runs, systems):
     """Check that cases and runs are dicts by case name, that each run
     names a case and a listed system, that each case is a dict some
-    system ran, and that each system ran some case."""
+    system ran, that each system ran some case, and that the report would
+    keep at most _MAX_QUESTIONS questions and _MAX_SCORED runs scored."""
     for part, value in (("cases", cases), ("runs", runs)):
         if type(value) is not dict:
             raise _invalid(part, "expected a dict, got %s", value)
@@ -764,16 +776,12 @@ def _check_layout(cases, runs, systems):
         if not runs.get(name):
             raise _invalid("case %s" % _shown(name), "no system ran it: "
                            "missing from runs")
-    ran, scored = set(), 0  # a question that disputes a label: twice
-    for name, by_system in runs.items():
-        ran.update(by_system)
-        for given in by_system.values():
-            scored += (len(given) if type(given) is tuple else 1) * (
-                1 + bool(cases[name].get("disputed")))
+    scored = _runs_scored(cases, runs)
     if scored > _MAX_SCORED:
         raise _invalid("runs", "expected at most %s runs scored in all (a "
                        "lenient reading scores a run again), got %s",
                        _MAX_SCORED, scored)
+    ran = {system for by_system in runs.values() for system in by_system}
     for system in systems:
         if system not in ran:
             raise _invalid("systems", "%s ran no case: give its runs, or "
@@ -2361,9 +2369,10 @@ def load_trec(qrels, runs, *, k=10):
     with ExitStack() as stack:
         files = []  # (name, file, the size it is read to)
         for path in (qrels, *runs):  # each checked before any is read
-            name = "?"  # as it is, or as ascii() shows it
-            if isinstance(path, (str, bytes, os.PathLike)):
+            try:  # as it is, or as ascii() shows it
                 name = os.fsdecode(path)
+            except TypeError:  # no path: _opened() says so
+                name = "?"
             if not (name.isascii() and name.isprintable()):
                 name = ascii(name)
             file = stack.enter_context(_opened(path, name + ": "))

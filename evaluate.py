@@ -703,7 +703,7 @@ def _data_parts(data):
     notes = parts["notes"]  # what load_trec() left out, say
     if notes is not None and not (
             type(notes) is tuple and len(notes) <= 10 and all(
-                type(note) is str and len(note) <= 300 and note.isprintable()
+                type(note) is str and len(note) <= 500 and note.isprintable()
                 for note in notes)):
         raise _invalid("notes", "expected a tuple of at most 10 lines of "
                        "text, got %s", notes)
@@ -2100,8 +2100,10 @@ def _containers(raw):
     count = raw.count(b"[") + raw.count(b"{")
     if count > _MAX_CONTAINERS:  # strings may hold some: count again
         import re
-        bare = re.sub(rb'"[^"\\]*(?:\\.[^"\\]*)*"', b"", raw)
-        count = bare.count(b"[") + bare.count(b"{")
+        # A match is a string, b"" (a shared object: no copy), or a
+        # bracket outside strings.
+        found = re.findall(rb'"[^"\\]*(?:\\.[^"\\]*)*"|([\[{])', raw)
+        count = len(found) - found.count(b"")
     return count
 
 

@@ -3481,6 +3481,7 @@ class DataFile(DataFileCase):
             (nested(64).replace('"x"', ""), deep), (nested(63).replace('"x"', "{}"), deep),
             ("[%s{}]" % ("[], " * 3000000), "holds more than 3000000 arrays and objects, "
                                              "the most read"),  # each costs memory, read
+            ('{"extra": "%s"}' % ("[{" * 1500001), note),  # brackets in a string are none
             (data_with(cases=dict.fromkeys(map(str, range(100001)), CASES["region"])),
              "cases: expected at most 100000 questions, got 100001"),
             (data_with(cases={"q%d" % n: CASES["region"] for n in range(75001)}, runs={
@@ -3489,8 +3490,7 @@ class DataFile(DataFileCase):
             (data_with(polcy=POLICY), "data: unknown key 'polcy'; the keys are " + DATA_KEYS),
             ({key: value for key, value in FIXTURE_AS_JSON.items() if key != "runs"},
              "data: missing the key 'runs'"),
-            (data_with(systems=[]), "systems: expected a list of 1 to 100 names, "
-                                    "got ()"),
+            (data_with(systems=[]), "systems: expected a list of 1 to 100 names, got ()"),
             (data_with(systems=["A", "B", "B"]), "systems: repeated name 'B'"),
             (data_with(cases=dict(CASES, **{"my q": CASES["region"]}), runs=dict(
                 RUNS, **{"my q": RUNS["region"]})), "cases: invalid name 'my q'" + NAME_RULE),
@@ -3968,10 +3968,10 @@ class TrecFiles(TestCase):
             False, "baseline A checked alone: not accepted, first: disclosure "
             "owner (1 restricted document in the top k or cited), and 4 more broken"))
 
-    def test_notes_for_report_are_at_most_10_printable_lines_of_300_characters(self):
+    def test_notes_for_report_are_at_most_10_printable_lines_of_500_characters(self):
         data, fault = self.data(), "notes: expected a tuple of at most 10 lines of text, got "
-        for notes, refused in ((("n" * 300,) * 10, False), (("n",) * 11, True),
-                               (("n" * 301,), True), (("n\n",), True), (["n"], True)):
+        for notes, refused in ((("n" * 500,) * 10, False), (("n",) * 11, True),
+                               (("n" * 501,), True), (("n\n",), True), (["n"], True)):
             with self.subTest(notes=notes[:2]):
                 message = message_of(evaluate.report, {"data": dict(data, notes=notes)})
                 self.assertEqual(message and message[:len(fault)], fault if refused else None)
@@ -3985,6 +3985,8 @@ class TrecFiles(TestCase):
                 self.assertEqual(self.data(run=run)["notes"][0], "left out, as trec_eval "
                                  "leaves them: %d run topic%s the qrels do not have (%s)" % (
                                      count, "s" * (count > 1), named))
+        long = "".join("%s Q0 z 1 1 bm25\n" % ("T%d" % n).ljust(64, "x") for n in range(6))
+        self.assertTrue(evaluate.report(self.data(run=RUN_FILE + long))["notes"])  # 6 of 64
 
     def test_a_tag_that_is_no_name_and_a_tag_or_file_twice_are_faults(self):
         long_tag = RUN_FILE.replace("bm25", "t" * 65)

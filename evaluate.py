@@ -2181,6 +2181,7 @@ def load_data(path):
 _MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together
 _MAX_TOPICS = 10 ** 6  # of the qrels; of the run topics it lacks, the named
 _MAX_RANKED = 5 * 10 ** 6  # documents in the runs' top k together
+_MAX_TREC_RUNS = 75000  # runs of a topic: half _MAX_SCORED, read too
 _MAX_LINE = 4096  # bytes of a line
 _SLACK = 4096  # lines a topic keeps past its k best, which are then found
 _TREC_EVAL = ("precision", "recall", "rr", "ndcg")  # and ndcg_cut, P, ...
@@ -2328,10 +2329,10 @@ def _trec_data(files, k):
     for name, file, size in files[1:]:
         tag, ranked = _ranked(name, file, size, k, judged, unjudged)
         scored += len(ranked)  # a run of each topic the qrels have
-        if scored > _MAX_SCORED:  # as report() refuses, before it costs
+        if scored > _MAX_TREC_RUNS:  # refused before it costs
             raise EvaluationError("TREC runs: rank more than %d topics of "
                                   "the qrels together, the most scored"
-                                  % _MAX_SCORED)
+                                  % _MAX_TREC_RUNS)
         if tag is None:
             raise EvaluationError("%s: holds no line" % name)
         if tag in tagged:

@@ -69,7 +69,8 @@ def _check_keys(mapping, field, known=()):
                 _KNOWN_PAIRS[target] = set(zip(target, target[1:]))
             theirs = _KNOWN_PAIRS[target]
             # An edit breaks two letter pairs and adds a letter at most.
-            if len(ours & theirs) >= max(len(ours), len(theirs)) - 4 \
+            if abs(len(word) - len(target)) <= 2 \
+                    and len(ours & theirs) >= max(len(ours), len(theirs)) - 4 \
                     and len(letters.difference(target)) <= 2 \
                     and _within_two(word, target):
                 raise _invalid('%s["%s"]' % (field, key),
@@ -165,8 +166,7 @@ def _check_fields(mapping, name, keys, corpus, known=None):
         elif holds == "answer":
             _check_claims(value, field)
         else:
-            _check_ids(value, field, corpus if holds == "documents"
-                       else None)
+            _check_ids(value, field, corpus if holds == "documents" else None)
 
 
 def _check_case(case, corpus, known=None):
@@ -2075,6 +2075,7 @@ _MAX_FILE_BYTES = 30 * 10 ** 6  # a data file: read no further
 _MAX_DEPTH = 64  # arrays and objects within one another
 _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
 _MAX_CONTAINERS = 3 * 10 ** 6  # arrays and objects: 90 to 240 bytes each
+_MAX_KEYS = 1500000  # of one object: each key of a case is a typo or not
 
 
 def _opened(path, where=""):
@@ -2109,6 +2110,9 @@ def _containers(raw):
 
 def _one_value_per_key(pairs):
     """Return an object's pairs as a dict, refusing a repeated key."""
+    if len(pairs) > _MAX_KEYS:
+        raise EvaluationError("holds an object of more than %d keys, the "
+                              "most read" % _MAX_KEYS)
     result = dict(pairs)
     if len(result) < len(pairs):
         seen = set()  # the first key seen again

@@ -2886,8 +2886,7 @@ class OnePlace(TestCase):
         evaluate.MEASURES["first"] = {"label": "first@1", "value": first_relevant,
                                       "n/a": "nothing is labelled relevant"}
         try:
-            data = four_questions(policy={"significance": {"metric": "first",
-                                                           "alpha": 0.5}})
+            data = four_questions(policy={"significance": {"metric": "first", "alpha": 0.5}})
             result = evaluate.report(data, summary=True)
             text = demo.rendered(result, {"--summary": True})
         finally:
@@ -3353,8 +3352,7 @@ class JsonReport(TestCase):
 # --- Your own data: demo.py --data FILE.json --------------------------------------------
 
 FIXTURE_AS_JSON = {"k": 2, "systems": ["A", "B"], "corpus": CORPUS,
-                   "cases": demo.fixture_data()["cases"],
-                   "runs": RUNS, "policy": POLICY}
+                   "cases": demo.fixture_data()["cases"], "runs": RUNS, "policy": POLICY}
 DATA_KEYS = "('k', 'systems', 'corpus', 'cases', 'runs', 'policy', 'manifests', 'notes')"
 
 
@@ -3482,6 +3480,8 @@ class DataFile(DataFileCase):
             ("[%s{}]" % ("[], " * 3000000), "holds more than 3000000 arrays and objects, "
                                              "the most read"),  # each costs memory, read
             ('{"extra": "%s"}' % ("[{" * 1500001), note),  # brackets in a string are none
+            ('{"extra": {%s}}' % ", ".join('"%d": 0' % n for n in range(1500001)),
+             "holds an object of more than 1500000 keys, the most read"),
             (data_with(cases=dict.fromkeys(map(str, range(100001)), CASES["region"])),
              "cases: expected at most 100000 questions, got 100001"),
             (data_with(cases={"q%d" % n: CASES["region"] for n in range(75001)}, runs={

@@ -746,17 +746,15 @@ def _runs_scored(cases, runs):
 
 
 def _check_layout(cases, runs, systems):
-    """Check that cases and runs are dicts by case name, that each run
-    names a case and a listed system, that each case is a dict some
-    system ran, that each system ran some case, and that the report would
-    keep at most _MAX_QUESTIONS questions and _MAX_SCORED runs scored."""
+    """Check that cases and runs are dicts by case name, each run of a
+    case and a listed system, each case a dict some system ran, each system
+    one that ran a case, and at most _MAX_QUESTIONS and _MAX_SCORED."""
     for part, value in (("cases", cases), ("runs", runs)):
         if type(value) is not dict:
             raise _invalid(part, "expected a dict, got %s", value)
         _check_keys(value, part)
     if len(cases) > _MAX_QUESTIONS:
-        raise _invalid("cases", "expected at most %s questions, got %s",
-                       _MAX_QUESTIONS, len(cases))
+        raise _invalid("cases", "expected at most %s questions, got %s", _MAX_QUESTIONS, len(cases))
     for name, by_system in runs.items():
         if name not in cases:
             raise _invalid("runs", "no case named %s", name)
@@ -2101,8 +2099,7 @@ def _containers(raw):
     count = raw.count(b"[") + raw.count(b"{")
     if count > _MAX_CONTAINERS:  # strings may hold some: count again
         import re
-        # A match is a string, b"" (a shared object: no copy), or a
-        # bracket outside strings.
+        # Each match: a string, as b"" (one shared object), or a bracket.
         found = re.findall(rb'"[^"\\]*(?:\\.[^"\\]*)*"|([\[{])', raw)
         count = len(found) - found.count(b"")
     return count
@@ -2111,8 +2108,7 @@ def _containers(raw):
 def _one_value_per_key(pairs):
     """Return an object's pairs as a dict, refusing a repeated key."""
     if len(pairs) > _MAX_KEYS:
-        raise EvaluationError("holds an object of more than %d keys, the "
-                              "most read" % _MAX_KEYS)
+        raise EvaluationError("holds an object of more than %d keys, the most read" % _MAX_KEYS)
     result = dict(pairs)
     if len(result) < len(pairs):
         seen = set()  # the first key seen again
@@ -2334,9 +2330,8 @@ def _trec_data(files, k):
         tag, ranked = _ranked(name, file, size, k, judged, unjudged)
         scored += len(ranked)  # a run of each topic the qrels have
         if scored > _MAX_TREC_RUNS:  # refused before it costs
-            raise EvaluationError("TREC runs: rank more than %d topics of "
-                                  "the qrels together, the most scored"
-                                  % _MAX_TREC_RUNS)
+            raise EvaluationError("TREC runs: rank more than %d topics of the "
+                                  "qrels together, the most scored" % _MAX_TREC_RUNS)
         if tag is None:
             raise EvaluationError("%s: holds no line" % name)
         if tag in tagged:

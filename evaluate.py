@@ -2073,7 +2073,7 @@ _MAX_FILE_BYTES = 30 * 10 ** 6  # a data file: read no further
 _MAX_DEPTH = 64  # arrays and objects within one another
 _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
 _MAX_CONTAINERS = 3 * 10 ** 6  # arrays and objects: 90 to 240 bytes each
-_MAX_KEYS = 1500000  # of one object: each key of a case is a typo or not
+_MAX_KEYS = 10 ** 6  # of one object: each key of a case is a typo or not
 
 
 def _opened(path, where=""):

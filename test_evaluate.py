@@ -3480,8 +3480,8 @@ class DataFile(DataFileCase):
             ("[%s{}]" % ("[], " * 3000000), "holds more than 3000000 arrays and objects, "
                                              "the most read"),  # each costs memory, read
             ('{"extra": "%s"}' % ("[{" * 1500001), note),  # brackets in a string are none
-            ('{"extra": {%s}}' % ", ".join('"%d": 0' % n for n in range(1500001)),
-             "holds an object of more than 1500000 keys, the most read"),
+            ('{"extra": {%s}}' % ", ".join('"%d": 0' % n for n in range(1000001)),
+             "holds an object of more than 1000000 keys, the most read"),
             (data_with(cases=dict.fromkeys(map(str, range(100001)), CASES["region"])),
              "cases: expected at most 100000 questions, got 100001"),
             (data_with(cases={"q%d" % n: CASES["region"] for n in range(75001)}, runs={

@@ -754,7 +754,8 @@ def _check_layout(cases, runs, systems):
             raise _invalid(part, "expected a dict, got %s", value)
         _check_keys(value, part)
     if len(cases) > _MAX_QUESTIONS:
-        raise _invalid("cases", "expected at most %s questions, got %s", _MAX_QUESTIONS, len(cases))
+        raise _invalid("cases", "expected at most %s questions, got %s",
+                       _MAX_QUESTIONS, len(cases))
     for name, by_system in runs.items():
         if name not in cases:
             raise _invalid("runs", "no case named %s", name)
@@ -2108,7 +2109,8 @@ def _containers(raw):
 def _one_value_per_key(pairs):
     """Return an object's pairs as a dict, refusing a repeated key."""
     if len(pairs) > _MAX_KEYS:
-        raise EvaluationError("holds an object of more than %d keys, the most read" % _MAX_KEYS)
+        raise EvaluationError("holds an object of more than %d keys, the "
+                              "most read" % _MAX_KEYS)
     result = dict(pairs)
     if len(result) < len(pairs):
         seen = set()  # the first key seen again

@@ -734,21 +734,11 @@ def _check_manifests(manifests, systems):
                                manifests[system].get(key), system)
 
 
-def _runs_scored(cases, runs):
-    """Return how many runs a report scores: each run of a question, twice
-    where it disputes a label (a lenient reading scores it again)."""
-    scored = 0
-    for name, by_system in runs.items():
-        readings = 1 + bool(cases[name].get("disputed"))
-        for given in by_system.values():
-            scored += readings * (len(given) if type(given) is tuple else 1)
-    return scored
-
-
 def _check_layout(cases, runs, systems):
     """Check that cases and runs are dicts by case name, each run of a
     case and a listed system, each case a dict some system ran, each system
-    one that ran a case, and at most _MAX_QUESTIONS and _MAX_SCORED."""
+    one that ran a case, at most _MAX_QUESTIONS, and at most _MAX_SCORED
+    runs scored: twice where a case disputes a label (read leniently too)."""
     for part, value in (("cases", cases), ("runs", runs)):
         if type(value) is not dict:
             raise _invalid(part, "expected a dict, got %s", value)
@@ -767,6 +757,7 @@ def _check_layout(cases, runs, systems):
             if system not in systems:
                 raise _invalid("runs[%s]" % _shown(name), "system %s is "
                                'not in "systems"', system)
+    scored = 0
     for name, case in cases.items():
         _check_name(name, "cases")
         if type(case) is not dict:
@@ -775,7 +766,9 @@ def _check_layout(cases, runs, systems):
         if not runs.get(name):
             raise _invalid("case %s" % _shown(name), "no system ran it: "
                            "missing from runs")
-    scored = _runs_scored(cases, runs)
+        readings = 1 + bool(case.get("disputed"))
+        for given in runs[name].values():
+            scored += readings * (len(given) if type(given) is tuple else 1)
     if scored > _MAX_SCORED:
         raise _invalid("runs", "expected at most %s runs scored in all (a "
                        "lenient reading scores a run again), got %s",

@@ -644,15 +644,10 @@ def _averaged(measures):
 
 
 # --- Checked data ----------------------------------------------------------
-# A data set (the fixture, a JSON file or TREC files) is a dict of _DATA_KEYS:
-# _checked() checks each part once into records, a _Question per case.
 
 _DATA_KEYS = ("k", "systems", "corpus", "cases", "runs", "policy",
               "manifests", "notes")
 _SLICES = ("answerable", "unanswerable")
-# What a run manifest must hold the same for every system: runs on another
-# corpus, other questions, permissions or rubric compare nothing.
-_HELD_CONSTANT = ("corpus", "questions", "permissions", "rubric")
 
 
 class _Record:
@@ -711,8 +706,9 @@ def _data_parts(data):
 
 
 def _check_manifests(manifests, systems):
-    """Check that manifests gives each system a dict of strings, and that
-    the fields of _HELD_CONSTANT are the same for all (left out: None)."""
+    """Check that manifests gives each system a dict of strings, the same
+    "corpus", "questions", "permissions" and "rubric" for all (left out:
+    None): runs that differ in one of them compare nothing."""
     _check_dict_of(manifests, "manifests", systems, "expected a dict with "
                    "the keys %s, got %s", systems)
     first = manifests[systems[0]]  # the baseline's: checked first
@@ -726,7 +722,7 @@ def _check_manifests(manifests, systems):
             if type(value) is not str:
                 raise _invalid("%s[%s]" % (field, _shown(key)),
                                "expected a string, got %s", value)
-        for key in _HELD_CONSTANT:
+        for key in ("corpus", "questions", "permissions", "rubric"):
             if first.get(key) != manifests[system].get(key):
                 raise _invalid("manifests", '"' + key + '" must be the '
                                "same for every system, got %s for %s and "
@@ -805,7 +801,6 @@ def _question(name, case, by_system, corpus, measures, k):
     lookups = {"strict": _lookups(case)}
     if case.get("disputed"):
         lookups["lenient"] = _lookups(_lenient_reading(case))
-    # Unanswerable: nothing relevant or no claim expected: answer nothing.
     answerable = case["relevant"] != () and case["support"] != {}
     reads = {measure: MEASURES[measure]["reads"](case, k)
              for measure in measures if "reads" in MEASURES[measure]}
@@ -837,15 +832,12 @@ def _checked(data):
     if corpus is not None:
         _check_corpus(corpus)
     _check_layout(cases, parts["runs"], systems)
-    # Each measure that needs no case key, or whose key some case gives:
     measures = [name for name, measure in MEASURES.items()
                 if "needs" not in measure or any(
                     measure["needs"] in case for case in cases.values())]
     questions = {name: _question(name, case, parts["runs"][name], corpus,
                                  measures, parts["k"])
                  for name, case in cases.items()}
-    # The slices: the answerable, the unanswerable, then "tag:NAME" per tag
-    # in the order tags are first used; each holds names in case order.
     slices = {part: [] for part in _SLICES}
     for question in questions.values():
         slices[_SLICES[not question.answerable]].append(question.name)
@@ -866,9 +858,8 @@ def _checked(data):
 
 
 # --- The scored records ----------------------------------------------------
-# Each checked run is scored once, in the strict reading and, where its case
-# disputes a label, the lenient one, at a cost of what it holds and k (the
-# labels are read once, in _lookups()). Everything below reads the records.
+# Each checked run is scored once in each reading, at a cost of what it
+# holds and k (_lookups() read the labels). Everything below reads these.
 
 class _Scored(_Record):
     """One question run by one system, in one reading: {measure: the mean

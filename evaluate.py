@@ -663,10 +663,10 @@ class _Record:
 
 class _Question(_Record):
     """A checked case: its name, the case, {system: a tuple of its checked
-    runs}, whether it is answerable, {reading: its _lookups()} (lenient too
-    where it disputes a label) and {measure: what its "reads" gives}."""
+    runs}, whether it is answerable and {reading: its _lookups()} (lenient
+    too where it disputes a label)."""
 
-    __slots__ = ("name", "case", "runs", "answerable", "lookups", "reads")
+    __slots__ = ("name", "case", "runs", "answerable", "lookups")
 
 
 class _Data(_Record):
@@ -776,7 +776,7 @@ def _check_layout(cases, runs, systems):
                            "leave it out", system)
 
 
-def _question(name, case, by_system, corpus, measures, k):
+def _question(name, case, by_system, corpus):
     """Return the _Question of a case and its runs by system (a run, or a
     tuple of repeated runs), each checked once against the corpus (None:
     IDs alone); a fault names the case, the system and the run."""
@@ -802,9 +802,7 @@ def _question(name, case, by_system, corpus, measures, k):
     if case.get("disputed"):
         lookups["lenient"] = _lookups(_lenient_reading(case))
     answerable = case["relevant"] != () and case["support"] != {}
-    reads = {measure: MEASURES[measure]["reads"](case, k)
-             for measure in measures if "reads" in MEASURES[measure]}
-    return _Question(name, case, runs, answerable, lookups, reads)
+    return _Question(name, case, runs, answerable, lookups)
 
 
 def _named(questions):
@@ -835,8 +833,7 @@ def _checked(data):
     measures = [name for name, measure in MEASURES.items()
                 if "needs" not in measure or any(
                     measure["needs"] in case for case in cases.values())]
-    questions = {name: _question(name, case, parts["runs"][name], corpus,
-                                 measures, parts["k"])
+    questions = {name: _question(name, case, parts["runs"][name], corpus)
                  for name, case in cases.items()}
     slices = {part: [] for part in _SLICES}
     for question in questions.values():
@@ -892,10 +889,10 @@ def _mean(values, exact=False):
     return mean.numerator if mean.denominator == 1 else mean
 
 
-def _scored_run(data, question, run):
+def _scored_run(data, question, run, reads):
     """Return {reading: (values, counts)} of one checked run, values in the
-    order of the data's measures (_values(), or a measure's own "value"),
-    and its explanation, as explain() gives it."""
+    order of the data's measures (_values(), or a measure's own "value" of
+    reads[measure] or the case), and its explanation, as explain() gives."""
     retrieved, claims, case = run["retrieved"], run["claims"], question.case
     judged = {reading: _judgement(lookups, retrieved, claims, data.k,
                                   data.corpus)
@@ -905,8 +902,7 @@ def _scored_run(data, question, run):
         six = _values(counts)
         scored[reading] = {
             name: six[name] if "value" not in MEASURES[name] else
-            MEASURES[name]["value"](question.reads.get(name, case), run,
-                                    data.k)
+            MEASURES[name]["value"](reads.get(name, case), run, data.k)
             for name in data.measures}, counts
     reasons, disclosed = judged["strict"][1:]
     if reasons is None:
@@ -932,8 +928,10 @@ def _records(data):
                        {system: {} for system in data.systems}
                        if disputed else None)
     for question in data.questions.values():
+        reads = {name: MEASURES[name]["reads"](question.case, data.k)
+                 for name in data.measures if "reads" in MEASURES[name]}
         for system, runs in question.runs.items():
-            found = [_scored_run(data, question, run) for run in runs]
+            found = [_scored_run(data, question, run, reads) for run in runs]
             explained = tuple(explanation for _, explanation in found)
             for reading in ("strict", "lenient")[:1 + disputed]:
                 pairs = tuple(scored.get(reading, scored["strict"])

@@ -638,8 +638,7 @@ MEASURES = {
 
 
 def _averaged(measures):
-    """Return the measures named that are averaged and tested: all but a
-    yes or no."""
+    """Return the named measures averaged and tested: all but yes_no."""
     return [name for name in measures if not MEASURES[name].get("yes_no")]
 
 

@@ -800,6 +800,7 @@ def _question(name, case, by_system, corpus):
     lookups = {"strict": _lookups(case)}
     if case.get("disputed"):
         lookups["lenient"] = _lookups(_lenient_reading(case))
+    # Unanswerable: nothing relevant or no claim expected: answer nothing.
     answerable = case["relevant"] != () and case["support"] != {}
     return _Question(name, case, runs, answerable, lookups)
 

@@ -966,11 +966,8 @@ def _records(data):
 
 
 # --- The paired test -------------------------------------------------------
-# paired_test() compares values as the exact fractions they stand for. Its
-# p is exact, the sign assignments listed or counted by their sums in a
-# table, while a budget of steps allows; else it is sampled from a seed the
-# data fixes, with p_upper, a bound the true p is below at 99.9%. The tests
-# of one report share one budget: {"steps": left, "draws": of this test}.
+# A p is exact while a budget of steps allows, else sampled. The tests of
+# one report share one budget: {"steps": left, "draws": of this test}.
 
 _LARGEST_FLOAT = 1.7976931348623157e308
 _MAX_DENOMINATOR = 10 ** 6  # 0.3 is read as 3/10, a third as 1/3 ...
@@ -1209,11 +1206,10 @@ def _question_value(value, side, name, read):
 def _paired(before, after, groups, runs, budget):
     """Return paired_test() of two dicts of fractions or None by question
     name, groups or None; runs counts the questions of unequal runs."""
-    units, pairs, one_sided = {}, {}, 0  # pairs: each pair's difference
+    units, pairs = {}, {}  # pairs: each pair's difference
     for name, old in before.items():
         new = after[name]
         if old is None or new is None:
-            one_sided += (old is None) != (new is None)
             continue
         # By identity, as the values live on in before and after, and each
         # number's fraction is read once: a Fraction's hash is slow on 3.8.
@@ -1236,7 +1232,6 @@ def _paired(before, after, groups, runs, budget):
     return {
         "questions": len(questions),
         "left_out": len(before) - len(questions),  # n/a on a side: no pair
-        "one_sided": one_sided,  # of them, n/a on one side only
         "groups": len(differences),
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)
@@ -1276,7 +1271,6 @@ def paired_test(before, after, *, groups=None):
     its difference the mean of its questions'.
 
         questions, left_out     questions compared and left out
-        one_sided               of those left out, n/a on one side only
         groups                  units: groups, or questions
         mean, question_mean     mean difference (after - before) of the
                                 units, and of the questions
@@ -1309,8 +1303,6 @@ def paired_test(before, after, *, groups=None):
 
 
 # --- Comparing systems -----------------------------------------------------
-# Slices of questions, their means, and each question's change from the
-# baseline to a candidate, on the questions both ran.
 
 _VERDICTS = ("improved", "regressed", "mixed", "unchanged", "not judged")
 _FLOOR_LEVEL = 0.05  # the level a floor is held against without a policy

@@ -1049,8 +1049,7 @@ def _exact_p(sizes, observed, budget):
     # observed) / 2, or, swapping the parts, as often again.
     limit = (sum(sizes) - observed) // 2
     listing = _LISTED_WEIGHT * 2 ** (m - m // 2 + 1)
-    # (a cell holds a count of up to m bits: each thousand weighs)
-    counting = m * (limit + 1) * -(-m // 1000)
+    counting = m * (limit + 1) * -(-m // 1000)  # a cell of m bits: a step a 1,000
     if m <= _MAX_LISTED and listing <= budget["steps"]:
         budget["steps"] -= listing
         # Listed: each subset sum of one half meets the sorted subset sums
@@ -1375,9 +1374,8 @@ def _means(data, by_system):
 def _units(names, groups):
     """Return the units of the paired test over these questions: groups,
     each question without one a group of its own."""
-    if groups is None:
-        return len(names)
-    return len({groups[name] or (name,) for name in names})
+    groups = groups or {}
+    return len({groups.get(name) or (name,) for name in names})
 
 
 def _silenced(record, measure):

@@ -948,11 +948,8 @@ def _records(data):
 
 
 # --- The paired test -------------------------------------------------------
-# paired_test() compares values as the exact fractions they stand for. Its
-# p is exact, the sign assignments listed or counted by their sums in a
-# table, while a budget of steps allows; else it is sampled from a seed the
-# data fixes, with p_upper, a bound the true p is below at 99.9%. The tests
-# of one report share one budget: {"steps": left, "draws": of this test}.
+# A p is exact while a budget of steps allows, else sampled. The tests of
+# one report share one budget: {"steps": left, "draws": of this test}.
 
 _LARGEST_FLOAT = 1.7976931348623157e308
 _MAX_DENOMINATOR = 10 ** 6  # 0.3 is read as 3/10, a third as 1/3 ...
@@ -1034,8 +1031,7 @@ def _exact_p(sizes, observed, budget):
     # observed) / 2, or, swapping the parts, as often again.
     limit = (sum(sizes) - observed) // 2
     listing = _LISTED_WEIGHT * 2 ** (m - m // 2 + 1)
-    # (a cell holds a count of up to m bits: each thousand weighs)
-    counting = m * (limit + 1) * -(-m // 1000)
+    counting = m * (limit + 1) * -(-m // 1000)  # a cell of m bits: a step a 1,000
     if m <= _MAX_LISTED and listing <= budget["steps"]:
         budget["steps"] -= listing
         # Listed: each subset sum of one half meets the sorted subset sums
@@ -1191,11 +1187,10 @@ def _question_value(value, side, name, read):
 def _paired(before, after, groups, runs, budget):
     """Return paired_test() of two dicts of fractions or None by question
     name, groups or None; runs counts the questions of unequal runs."""
-    units, pairs, one_sided = {}, {}, 0  # pairs: each pair's difference
+    units, pairs = {}, {}  # pairs: each pair's difference
     for name, old in before.items():
         new = after[name]
         if old is None or new is None:
-            one_sided += (old is None) != (new is None)
             continue
         # By identity, as the values live on in before and after, and each
         # number's fraction is read once: a Fraction's hash is slow on 3.8.
@@ -1218,7 +1213,6 @@ def _paired(before, after, groups, runs, budget):
     return {
         "questions": len(questions),
         "left_out": len(before) - len(questions),  # n/a on a side: no pair
-        "one_sided": one_sided,  # of them, n/a on one side only
         "groups": len(differences),
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)
@@ -1258,7 +1252,6 @@ def paired_test(before, after, *, groups=None):
     its difference the mean of its questions'.
 
         questions, left_out     questions compared and left out
-        one_sided               of those left out, n/a on one side only
         groups                  units: groups, or questions
         mean, question_mean     mean difference (after - before) of the
                                 units, and of the questions
@@ -1291,8 +1284,6 @@ def paired_test(before, after, *, groups=None):
 
 
 # --- Comparing systems -----------------------------------------------------
-# Slices of questions, their means, and each question's change from the
-# baseline to a candidate, on the questions both ran.
 
 _VERDICTS = ("improved", "regressed", "mixed", "unchanged", "not judged")
 _FLOOR_LEVEL = 0.05  # the level a floor is held against without a policy
@@ -1365,9 +1356,8 @@ def _means(data, by_system):
 def _units(names, groups):
     """Return the units of the paired test over these questions: groups,
     each question without one a group of its own."""
-    if groups is None:
-        return len(names)
-    return len({groups[name] or (name,) for name in names})
+    groups = groups or {}
+    return len({groups.get(name) or (name,) for name in names})
 
 
 def _silenced(record, measure):

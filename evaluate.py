@@ -1547,9 +1547,8 @@ def _comparison_findings(judging):
 
 
 def _critical(judging, name):
-    """Return (held, detail) of a critical question both ran: no value fell
-    below the baseline's by more than policy["tolerance"] (0 without it),
-    as the fractions they stand for; silence as _counted() counts it."""
+    """Return (held, detail) of a critical question both ran: no value, as
+    _counted() gives it, fell by more than policy["tolerance"] (or 0)."""
     tolerance = _exact(judging.policy.get("tolerance", 0))
     before, record = judging.baseline[name].values, judging.candidate[name]
     after, worse, held = {}, [], True
@@ -1600,15 +1599,13 @@ def _abstention(judging, name):
 
 
 def _question_findings(judging):
-    """Return the findings of the questions a rule lists, each judged by
-    its function above, or one unchecked finding if none is: a question
-    the candidate did not run is broken."""
+    """Return the findings of the questions a rule lists (one the candidate
+    did not run: broken), or one unchecked finding if none is judged."""
     rule, baseline = judging.rule, judging.baseline
     if rule == "critical" and baseline is None:
         return [(None, (rule, "", _NO_BASELINE))]
     judge = {"critical": _critical, "min_coverage": _coverage,
              "must_abstain": _abstention}[rule]
-    # min_coverage holds each critical question to its minimum.
     names = judging.policy["critical" if rule == "min_coverage" else rule]
     findings = []
     for name in names:
@@ -1683,9 +1680,8 @@ def _significance(measure, test, policy):
 
 def _significance_findings(judging):
     """On the answerable slice: the declared measure rose over units and
-    questions, with a p that holds at its Holm level, and did not fall
-    where the paired test cannot look: on its slice mean, nor, for
-    support, on pooled support of the answerable slice."""
+    questions, with a p that holds at its Holm level, and neither its slice
+    mean nor, for support, pooled support fell (the test cannot look there)."""
     rule, test = judging.rule, judging.test
     if judging.baseline is None:
         return [(None, (rule, "", _NO_BASELINE))]
@@ -1771,11 +1767,9 @@ def _check_setting(kind, value, field, data):
         _check_number(value, field)
 
 
-# rule: (the kind of its setting, None: always on; its findings, a function
-# of a _Judging giving [(held, (rule, question or slice, detail))], held
-# None where nothing is judged), in the order a decision lists what they
-# break, the gravest first, after a significant fall of the declared
-# measure (see _judged()).
+# rule: (its setting's kind, None: always on; its findings, [(held, (rule,
+# question or slice, detail))] of a _Judging, held None where nothing is
+# judged), in the order a decision lists what they break, gravest first.
 _RULES = {
     "disclosure":         (None, _disclosure_findings),
     "comparison":         (None, _comparison_findings),
@@ -1842,10 +1836,9 @@ def _significance_tests(policy, tested):
     declared = policy["significance"]  # {metric, alpha}
     tests = {candidate: by_measure[declared["metric"]]
              for candidate, by_measure in tested.items()}
-    # Holm's step-down method: the i-th smallest of m p values is held to
-    # alpha / (m - i + 1), and none after the first that fails. A sampled p
-    # is ordered by normal_p, which no draw moves (any order keeps Holm's
-    # guarantee; the order by p gives it power); ties keep their order.
+    # Holm: the i-th smallest of m p values is held to alpha / (m - i + 1),
+    # none after the first that fails; a sampled p is ordered by normal_p,
+    # which no draw moves (any order keeps Holm's guarantee).
     held = True
     order = sorted(tests, key=lambda each: tests[each][
         "p" if tests[each]["method"] == "exact" else "normal_p"])
@@ -1857,28 +1850,12 @@ def _significance_tests(policy, tested):
     return tests
 
 
-def _depends_on(apart, data, records, systems):
-    """Return the disputed labels, (question, claim ID, sources), of the
-    questions that the findings broken in one reading name, `apart` their
-    (rule, subject); for a slice, of those whose counts differ between
-    the readings."""
-    names = {subject for rule, subject in apart}
-    for part in names.intersection(_SLICES):
-        for system in systems:
-            before, after = records.strict[system], records.lenient[system]
-            names.update(name for name in data.slices[part] if name in before
-                         and before[name].counts != after[name].counts)
-    return [(name, claim_id, sources)
-            for name in filter(names.__contains__, data.questions)
-            for claim_id, sources in
-            data.questions[name].case.get("disputed", {}).items()]
-
-
 def _by_readings(data, records, judged, systems):
     """Return one decision: the plan, the outcome, each reading's, the
-    broken findings, each as (rule, subject, detail, readings: "both",
-    "strict" or "lenient", those that break it), and, where the readings
-    decide apart, the disputed labels of the questions that decide."""
+    broken findings as (rule, subject, detail, the readings that break it:
+    "both", "strict" or "lenient"), and where the readings decide apart,
+    the disputed labels (question, claim ID, sources) of what their findings
+    apart name (of a slice, the questions whose counts differ)."""
     strict = judged["strict"]
     loose = judged.get("lenient", strict)  # one reading: both alike
     strictly = {finding[:2] for finding in strict["broken"]}
@@ -1892,9 +1869,18 @@ def _by_readings(data, records, judged, systems):
     # one; where one could judge nothing, there is nothing to accept.
     taken = {"strict": [strict], "lenient": [loose], "both": [strict, loose]}
     accepted = [each["accepted"] for each in taken[plan]]
-    depends_on = []
+    names = set()
     if strict["accepted"] != loose["accepted"]:
-        depends_on = _depends_on(strictly ^ leniently, data, records, systems)
+        names = {subject for rule, subject in strictly ^ leniently}
+    for part in names.intersection(_SLICES):
+        for system in systems:
+            before, after = records.strict[system], records.lenient[system]
+            names.update(name for name in data.slices[part] if name in before
+                         and before[name].counts != after[name].counts)
+    depends_on = [(name, claim_id, sources)
+                  for name in filter(names.__contains__, data.questions)
+                  for claim_id, sources in
+                  data.questions[name].case.get("disputed", {}).items()]
     return {"plan": plan,
             "accepted": None if None in accepted else all(accepted),
             "strict": strict, "lenient": judged.get("lenient"),

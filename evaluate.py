@@ -1187,10 +1187,11 @@ def _question_value(value, side, name, read):
 def _paired(before, after, groups, runs, budget):
     """Return paired_test() of two dicts of fractions or None by question
     name, groups or None; runs counts the questions of unequal runs."""
-    units, pairs = {}, {}  # pairs: each pair's difference
+    units, pairs, one_sided = {}, {}, 0  # pairs: each pair's difference
     for name, old in before.items():
         new = after[name]
         if old is None or new is None:
+            one_sided += (old is None) != (new is None)
             continue
         # By identity, as the values live on in before and after, and each
         # number's fraction is read once: a Fraction's hash is slow on 3.8.
@@ -1213,6 +1214,7 @@ def _paired(before, after, groups, runs, budget):
     return {
         "questions": len(questions),
         "left_out": len(before) - len(questions),  # n/a on a side: no pair
+        "one_sided": one_sided,  # of them, n/a on one side only
         "groups": len(differences),
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)
@@ -1252,6 +1254,7 @@ def paired_test(before, after, *, groups=None):
     its difference the mean of its questions'.
 
         questions, left_out     questions compared and left out
+        one_sided               of those left out, n/a on one side only
         groups                  units: groups, or questions
         mean, question_mean     mean difference (after - before) of the
                                 units, and of the questions

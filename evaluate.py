@@ -1976,7 +1976,10 @@ def _row(question, records, systems, explaining):
 def _to_review(data, records):
     """Return (system, case, claim, citations) of each claim nobody labelled,
     and (case, claim) of each label that no run's claim uses."""
-    queue, made = {}, set()  # each claim queued once, at first sight
+    queue = {}  # each claim queued once, at first sight
+    orphans = dict.fromkeys(  # each label, until a run's claim uses it
+        (name, claim_id) for name, question in data.questions.items()
+        for key in _JUDGEMENTS for claim_id in question.case.get(key, ()))
     for system, scored in records.strict.items():
         for name, record in scored.items():
             question = data.questions[name]
@@ -1986,13 +1989,9 @@ def _to_review(data, records):
             for run, (_, counts) in zip(question.runs[system], record.runs):
                 judged = counts["supported"] is not None  # an answer, judged
                 for claim_id, citations in run["claims"] or ():
-                    made.add((name, claim_id))
+                    orphans.pop((name, claim_id), None)
                     if judged and claim_id not in labelled:
                         queue[system, name, claim_id, citations] = None
-    orphans = dict.fromkeys(
-        (name, claim_id) for name, question in data.questions.items()
-        for key in _JUDGEMENTS for claim_id in question.case.get(key, ())
-        if (name, claim_id) not in made)
     return list(queue), list(orphans)
 
 
@@ -2198,30 +2197,28 @@ def _trec_lines(name, file, size):
     """Yield, a megabyte at a time, (number, fields) of each line that is
     neither blank nor a comment in the file's first size bytes."""
     from operator import itemgetter
-    number, rest = 0, b""
+    number = 0
     while True:
-        chunk = file.read(min(size, 2 ** 20))
-        size -= len(chunk)
-        data = rest + chunk
+        data = file.read(min(size, 2 ** 20))  # then to its last line's end
+        data += file.readline(min(size - len(data), _MAX_LINE + 1))
+        size -= len(data)
+        if not data:
+            return
         lengths = list(map(len, data.split(b"\n")))
         if max(lengths) > _MAX_LINE:
             long = [length > _MAX_LINE for length in lengths].index(True)
             raise _trec_fault(name, number + 1 + long, "expected a line of "
                               "at most %s bytes", _MAX_LINE)
-        cut = data.rfind(b"\n") + 1 if chunk else len(data)
-        data, rest = data[:cut], data[cut:]
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise _trec_fault(name, number + 1 + data.count(b"\n", 0, error.start),
                               "not UTF-8 text: %s", error.reason) from None
-        lines = text.split("\n")[:-1 if chunk else None]
+        lines = text.split("\n")  # the last one "" unless the file ends
         if "#" in text:  # a comment, its first field "#...", reads as blank
             lines = ["" if line.lstrip()[:1] == "#" else line for line in lines]
         yield filter(itemgetter(1), enumerate(map(str.split, lines), number + 1))
-        number += len(lines)
-        if not chunk:
-            return
+        number += len(lines) - 1
 
 
 def _qrels(name, file, size):
@@ -2282,10 +2279,10 @@ def _ranked(name, file, size, k, judged, unjudged):
                 topic, top = line_topic, tops.get(line_topic)
                 if top is None and topic in judged:
                     top = tops[topic] = (array("d"), [])
+                elif top is None and len(unjudged) < _MAX_TOPICS:
+                    unjudged[topic] = None  # left out, as trec_eval leaves it
                 scores, documents = top or (None, None)
-            if top is None:  # left out, as trec_eval leaves it
-                if len(unjudged) < _MAX_TOPICS:
-                    unjudged[topic] = None
+            if top is None:
                 continue
             if len(documents) == k + _SLACK:
                 scores[:], documents[:] = _best(scores, documents, k)

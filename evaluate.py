@@ -1947,9 +1947,8 @@ def _decisions(data, records, tested):
 
 
 # --- One report ------------------------------------------------------------
-# report() gathers, as plain data, every figure and finding demo.py prints,
-# so that `demo.py --json` writes exactly what the text says. Every key is
-# always there: a part not asked for, or that does not apply, is None.
+# report() gathers as plain data every figure and finding demo.py prints;
+# every key is always there, None where not asked for or not applying.
 
 def _row(question, records, systems, explaining):
     """Return one question's figures per system, None where it was not run."""
@@ -2045,9 +2044,8 @@ def _summary(data, records):
 
 
 def report(data, *, summary=False, explain=False, source="fixtures.py"):
-    """Return the report of data (as load_data() returns it) as plain data,
-    keys in the README's order, the first system the baseline. The data is
-    checked first, as a whole: a fault raises EvaluationError."""
+    """Return the report of data (as load_data() gives it), the first system
+    the baseline, as plain data; a fault of the data raises EvaluationError."""
     if type(source) is not str:
         raise _invalid("source", "expected a str, got %s", source)
     for name, value in (("summary", summary), ("explain", explain)):
@@ -2094,8 +2092,7 @@ def _opened(path, where=""):
 
 
 def _containers(raw):
-    """Return how many arrays and objects the JSON text raw holds: its
-    brackets, those in strings left out when there are too many."""
+    """Return how many arrays and objects the JSON text raw holds."""
     count = raw.count(b"[") + raw.count(b"{")
     if count > _MAX_CONTAINERS:  # strings may hold some: count again
         import re
@@ -2292,8 +2289,7 @@ def _ranked(name, file, size, k, judged, unjudged):
 
 
 def _trec_cases(judged, runs, k, systems, unjudged):
-    """Return the data of qrels read by _qrels() and runs {topic: {tag:
-    run}}, with notes on the topics left out."""
+    """Return the data of _qrels() and runs {topic: {tag: run}}, with notes."""
     cases = {}  # in the order of the qrels, as trec_eval -q gives them
     for topic in filter(runs.__contains__, judged):
         relevant = {doc_id: grade for doc_id, grade in judged[topic].items()
@@ -2329,8 +2325,8 @@ def _trec_data(files, k):
         tag, ranked = _ranked(name, file, size, k, judged, unjudged)
         scored += len(ranked)  # a run of each topic the qrels have
         if scored > _MAX_TREC_RUNS:  # refused before it costs
-            raise EvaluationError("TREC runs: rank more than %d topics of the "
-                                  "qrels together, the most scored" % _MAX_TREC_RUNS)
+            raise EvaluationError("%s: with the runs before it, ranks more than %d "
+                                  "topics of the qrels, the most scored" % (name, _MAX_TREC_RUNS))
         if tag is None:
             raise EvaluationError("%s: holds no line" % name)
         if tag in tagged:
@@ -2354,15 +2350,14 @@ def _trec_data(files, k):
                                                "claims": None}
             kept += len(documents)
         if kept > _MAX_RANKED:
-            raise EvaluationError("TREC runs: rank more than %d documents in their top k "
-                                  "together, the most kept" % _MAX_RANKED)
+            raise EvaluationError("%s: with the runs before it, ranks more than %d "
+                                  "documents in its top k, the most kept" % (name, _MAX_RANKED))
     return _trec_cases(judged, runs, k, tuple(tagged), list(unjudged))
 
 
 def load_trec(qrels, runs, *, k=10):
-    """Return the data of a TREC qrels file and run files as load_data()
-    returns a JSON file's: the runs' tags as the systems, a case per topic
-    the qrels and a run have, notes on the rest (see README.md)."""
+    """Return the data, as load_data() gives it, of TREC qrels and runs:
+    tags as systems, a case per topic both have, notes on the rest."""
     from contextlib import ExitStack
     _check_k(k)
     if type(runs) not in (list, tuple) or not runs:

@@ -1908,9 +1908,8 @@ def _decisions(data, records, tested):
 
 
 # --- One report ------------------------------------------------------------
-# report() gathers, as plain data, every figure and finding demo.py prints,
-# so that `demo.py --json` writes exactly what the text says. Every key is
-# always there: a part not asked for, or that does not apply, is None.
+# report() gathers as plain data every figure and finding demo.py prints;
+# every key is always there, None where not asked for or not applying.
 
 def _row(question, records, systems, explaining):
     """Return one question's figures per system, None where it was not run."""
@@ -1937,7 +1936,10 @@ def _row(question, records, systems, explaining):
 def _to_review(data, records):
     """Return (system, case, claim, citations) of each claim nobody labelled,
     and (case, claim) of each label that no run's claim uses."""
-    queue, made = {}, set()  # each claim queued once, at first sight
+    queue = {}  # each claim queued once, at first sight
+    orphans = dict.fromkeys(  # each label, until a run's claim uses it
+        (name, claim_id) for name, question in data.questions.items()
+        for key in _JUDGEMENTS for claim_id in question.case.get(key, ()))
     for system, scored in records.strict.items():
         for name, record in scored.items():
             question = data.questions[name]
@@ -1947,13 +1949,9 @@ def _to_review(data, records):
             for run, (_, counts) in zip(question.runs[system], record.runs):
                 judged = counts["supported"] is not None  # an answer, judged
                 for claim_id, citations in run["claims"] or ():
-                    made.add((name, claim_id))
+                    orphans.pop((name, claim_id), None)
                     if judged and claim_id not in labelled:
                         queue[system, name, claim_id, citations] = None
-    orphans = dict.fromkeys(
-        (name, claim_id) for name, question in data.questions.items()
-        for key in _JUDGEMENTS for claim_id in question.case.get(key, ())
-        if (name, claim_id) not in made)
     return list(queue), list(orphans)
 
 
@@ -2007,9 +2005,8 @@ def _summary(data, records):
 
 
 def report(data, *, summary=False, explain=False, source="fixtures.py"):
-    """Return the report of data (as load_data() returns it) as plain data,
-    keys in the README's order, the first system the baseline. The data is
-    checked first, as a whole: a fault raises EvaluationError."""
+    """Return the report of data (as load_data() gives it), the first system
+    the baseline, as plain data; a fault of the data raises EvaluationError."""
     if type(source) is not str:
         raise _invalid("source", "expected a str, got %s", source)
     for name, value in (("summary", summary), ("explain", explain)):
@@ -2056,8 +2053,7 @@ def _opened(path, where=""):
 
 
 def _containers(raw):
-    """Return how many arrays and objects the JSON text raw holds: its
-    brackets, those in strings left out when there are too many."""
+    """Return how many arrays and objects the JSON text raw holds."""
     count = raw.count(b"[") + raw.count(b"{")
     if count > _MAX_CONTAINERS:  # strings may hold some: count again
         import re
@@ -2159,30 +2155,28 @@ def _trec_lines(name, file, size):
     """Yield, a megabyte at a time, (number, fields) of each line that is
     neither blank nor a comment in the file's first size bytes."""
     from operator import itemgetter
-    number, rest = 0, b""
+    number = 0
     while True:
-        chunk = file.read(min(size, 2 ** 20))
-        size -= len(chunk)
-        data = rest + chunk
+        data = file.read(min(size, 2 ** 20))  # then to its last line's end
+        data += file.readline(min(size - len(data), _MAX_LINE + 1))
+        size -= len(data)
+        if not data:
+            return
         lengths = list(map(len, data.split(b"\n")))
         if max(lengths) > _MAX_LINE:
             long = [length > _MAX_LINE for length in lengths].index(True)
             raise _trec_fault(name, number + 1 + long, "expected a line of "
                               "at most %s bytes", _MAX_LINE)
-        cut = data.rfind(b"\n") + 1 if chunk else len(data)
-        data, rest = data[:cut], data[cut:]
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise _trec_fault(name, number + 1 + data.count(b"\n", 0, error.start),
                               "not UTF-8 text: %s", error.reason) from None
-        lines = text.split("\n")[:-1 if chunk else None]
+        lines = text.split("\n")  # the last one "" unless the file ends
         if "#" in text:  # a comment, its first field "#...", reads as blank
             lines = ["" if line.lstrip()[:1] == "#" else line for line in lines]
         yield filter(itemgetter(1), enumerate(map(str.split, lines), number + 1))
-        number += len(lines)
-        if not chunk:
-            return
+        number += len(lines) - 1
 
 
 def _qrels(name, file, size):
@@ -2243,10 +2237,10 @@ def _ranked(name, file, size, k, judged, unjudged):
                 topic, top = line_topic, tops.get(line_topic)
                 if top is None and topic in judged:
                     top = tops[topic] = (array("d"), [])
+                elif top is None and len(unjudged) < _MAX_TOPICS:
+                    unjudged[topic] = None  # left out, as trec_eval leaves it
                 scores, documents = top or (None, None)
-            if top is None:  # left out, as trec_eval leaves it
-                if len(unjudged) < _MAX_TOPICS:
-                    unjudged[topic] = None
+            if top is None:
                 continue
             if len(documents) == k + _SLACK:
                 scores[:], documents[:] = _best(scores, documents, k)
@@ -2256,8 +2250,7 @@ def _ranked(name, file, size, k, judged, unjudged):
 
 
 def _trec_cases(judged, runs, k, systems, unjudged):
-    """Return the data of qrels read by _qrels() and runs {topic: {tag:
-    run}}, with notes on the topics left out."""
+    """Return the data of _qrels() and runs {topic: {tag: run}}, with notes."""
     cases = {}  # in the order of the qrels, as trec_eval -q gives them
     for topic in filter(runs.__contains__, judged):
         relevant = {doc_id: grade for doc_id, grade in judged[topic].items()
@@ -2293,8 +2286,8 @@ def _trec_data(files, k):
         tag, ranked = _ranked(name, file, size, k, judged, unjudged)
         scored += len(ranked)  # a run of each topic the qrels have
         if scored > _MAX_TREC_RUNS:  # refused before it costs
-            raise EvaluationError("TREC runs: rank more than %d topics of the "
-                                  "qrels together, the most scored" % _MAX_TREC_RUNS)
+            raise EvaluationError("%s: with the runs before it, ranks more than %d "
+                                  "topics of the qrels, the most scored" % (name, _MAX_TREC_RUNS))
         if tag is None:
             raise EvaluationError("%s: holds no line" % name)
         if tag in tagged:
@@ -2318,15 +2311,14 @@ def _trec_data(files, k):
                                                "claims": None}
             kept += len(documents)
         if kept > _MAX_RANKED:
-            raise EvaluationError("TREC runs: rank more than %d documents in their top k "
-                                  "together, the most kept" % _MAX_RANKED)
+            raise EvaluationError("%s: with the runs before it, ranks more than %d "
+                                  "documents in its top k, the most kept" % (name, _MAX_RANKED))
     return _trec_cases(judged, runs, k, tuple(tagged), list(unjudged))
 
 
 def load_trec(qrels, runs, *, k=10):
-    """Return the data of a TREC qrels file and run files as load_data()
-    returns a JSON file's: the runs' tags as the systems, a case per topic
-    the qrels and a run have, notes on the rest (see README.md)."""
+    """Return the data, as load_data() gives it, of TREC qrels and runs:
+    tags as systems, a case per topic both have, notes on the rest."""
     from contextlib import ExitStack
     _check_k(k)
     if type(runs) not in (list, tuple) or not runs:

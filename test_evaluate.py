@@ -4047,8 +4047,8 @@ class TrecFiles(TestCase):
             "path: expected the path of a file, got 1"])
         fresh = self.files(qrels=QRELS, run=RUN_FILE)
         self.assertEqual(swapping(evaluate, {"_MAX_RANKED": 5}, message_of, evaluate.load_trec, {
-            "qrels": fresh[0], "runs": fresh[1:]}), "TREC runs: rank more than 5 documents in "
-            "their top k together, the most kept")  # T1 ranks 5, T2 1
+            "qrels": fresh[0], "runs": fresh[1:]}), fresh[1] + ": with the runs before it, ranks "
+            "more than 5 documents in its top k, the most kept")  # T1 ranks 5, T2 1
         os.truncate(run, 150 * 10 ** 6)  # a sparse file: refused unread
         self.assertEqual(message_of(evaluate.load_trec, {"qrels": qrels, "runs": [run]}),
                          "TREC files: hold more than 150000000 bytes together, the most read")

@@ -2547,11 +2547,10 @@ def _paired_lines(comparisons, groups, label):
     lines = ["", "paired sign-flip test against %s on the answerable "
              "slice (each %s is one pair)" % (shared[0]["baseline"], unit)]
     for compared in shared:
-        name = compared["candidate"] + " | "
-        unpaired = []
         for metric, test in compared["paired_tests"].items():
+            name = "%s | %s | " % (compared["candidate"], label[metric])
             if not test["questions"]:
-                unpaired.append(label[metric])
+                lines.append(name + "no question has a value from both: nothing compared")
                 continue
             total = test["questions"] + test["left_out"]
             text = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
@@ -2562,10 +2561,7 @@ def _paired_lines(comparisons, groups, label):
             if test["unmatched_runs"]:
                 text += " | more runs on one side on %d of the questions (match them)" % (
                     test["unmatched_runs"])
-            lines.append(name + label[metric] + " | " + text)
-        if unpaired:
-            lines.append(name + ", ".join(unpaired) + " | no question "
-                         "has a value from both: nothing compared")
+            lines.append(name + text)
     floor = shared[0]["floor"]
     if not floor["below_level"]:  # too few questions to tell anything apart
         lines.append("with %s, this sign-flip test's p is at least %s even if "
@@ -2619,12 +2615,10 @@ def _summary_lines(result, label):
         len(summary["slices"]["answerable"]), result["k"], systems[0],
         ", ".join(systems[1:]) or "none"))
     for system, missing in summary["not_run"].items():
-        named = ", ".join(missing["cases"])  # the first ten
-        if missing["count"] > len(missing["cases"]):
-            named += ", ..."
+        more = missing["count"] > len(missing["cases"])  # the first ten named
         if missing["count"]:
-            lines.append("not run by %s: %s (%s)" % (system, _plural(
-                missing["count"], "question"), named))
+            lines.append("not run by %s: %s (%s%s)" % (system, _plural(
+                missing["count"], "question"), ", ".join(missing["cases"]), ", ..." * more))
     for compared in comparisons:  # at most 20 changed questions in all, 3 at least each
         lines += _compared_lines(compared, label, max(3, 20 // len(comparisons)))
     for part, names in summary["slices"].items():
@@ -2683,12 +2677,10 @@ def report_text(result):
         if lines:  # after the table and its explanations
             lines.append("")
         lines += _summary_lines(result, label)
-    for index, line in enumerate(lines):
-        if len(line) > 160:
-            from textwrap import wrap  # (a long line is rare: loaded then)
-            lines[index] = "\n".join(wrap(line, 160, subsequent_indent="    ",
-                                          break_on_hyphens=False))
-    return "\n".join(lines)
+    from textwrap import fill  # a line over 160 characters: wrapped
+    return "\n".join(line if len(line) <= 160 else fill(
+        line, 160, subsequent_indent="    ", break_on_hyphens=False)
+        for line in lines)
 
 
 def gate_text(result):

@@ -2592,9 +2592,8 @@ def _policy_lines(result):
         for rule, subject, detail, readings in decided["findings"]:
             marked = "" if readings == "both" else " [%s reading only]" % readings
             lines.append("%s | broken %s %s (%s)%s" % (title, rule, subject, detail, marked))
-        for finding in decided["strict"]["held"]:
-            if finding[0] == "significance":
-                lines.append("%s | held %s %s (%s)" % ((title,) + finding))
+        lines += ["%s | held %s %s (%s)" % ((title,) + finding)
+                  for finding in decided["strict"]["held"] if finding[0] == "significance"]
         for rule, why in decided["strict"]["unchecked"]:
             lines.append("%s | not checked: %s (%s)" % (title, rule, why))
         if decided["depends_on"]:
@@ -2615,10 +2614,11 @@ def _summary_lines(result, label):
         len(summary["slices"]["answerable"]), result["k"], systems[0],
         ", ".join(systems[1:]) or "none"))
     for system, missing in summary["not_run"].items():
-        more = missing["count"] > len(missing["cases"])  # the first ten named
+        named = ", ".join(missing["cases"])  # the first ten, then ... if more
+        more = ", ..." if missing["count"] > len(missing["cases"]) else ""
         if missing["count"]:
-            lines.append("not run by %s: %s (%s%s)" % (system, _plural(
-                missing["count"], "question"), ", ".join(missing["cases"]), ", ..." * more))
+            lines.append("not run by %s: %s (%s%s)" % (
+                system, _plural(missing["count"], "question"), named, more))
     for compared in comparisons:  # at most 20 changed questions in all, 3 at least each
         lines += _compared_lines(compared, label, max(3, 20 // len(comparisons)))
     for part, names in summary["slices"].items():
@@ -2677,10 +2677,9 @@ def report_text(result):
         if lines:  # after the table and its explanations
             lines.append("")
         lines += _summary_lines(result, label)
-    from textwrap import fill  # a line over 160 characters: wrapped
-    return "\n".join(line if len(line) <= 160 else fill(
-        line, 160, subsequent_indent="    ", break_on_hyphens=False)
-        for line in lines)
+    from textwrap import fill  # each line over 160 characters
+    return "\n".join(fill(line, 160, subsequent_indent="    ", break_on_hyphens=False)
+                     if len(line) > 160 else line for line in lines)
 
 
 def gate_text(result):

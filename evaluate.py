@@ -2634,11 +2634,12 @@ def _summary_lines(result, label):
     lines += _paired_lines(comparisons, summary["groups"], label)
     lines += ["", "restricted documents disclosed (in the top k or "
               "cited); no score and no policy can excuse one"]
-    disclosed = {system: ["%s: %s" % (name, ", ".join(documents))
-                          for name, documents in found]
-                 for system, found in summary["disclosures"].items() if found}
-    lines += ["%s | %s" % (system, _listed(named))
-              for system, named in disclosed.items()] or ["none"]
+    disclosed = []
+    for system, found in summary["disclosures"].items():
+        named = ["%s: %s" % (name, ", ".join(documents)) for name, documents in found]
+        if named:
+            disclosed.append("%s | %s" % (system, _listed(named)))
+    lines += disclosed or ["none"]
     return lines + (_policy_lines(result) if summary["policy"] else [])
 
 

@@ -2500,11 +2500,10 @@ def _paired_lines(comparisons, groups, label):
     lines = ["", "paired sign-flip test against %s on the answerable "
              "slice (each %s is one pair)" % (shared[0]["baseline"], unit)]
     for compared in shared:
-        name = compared["candidate"] + " | "
-        unpaired = []
         for metric, test in compared["paired_tests"].items():
+            name = "%s | %s | " % (compared["candidate"], label[metric])
             if not test["questions"]:
-                unpaired.append(label[metric])
+                lines.append(name + "no question has a value from both: nothing compared")
                 continue
             total = test["questions"] + test["left_out"]
             text = "mean %+.2f (%d of %d)" % (test["mean"], test["questions"], total)
@@ -2515,10 +2514,7 @@ def _paired_lines(comparisons, groups, label):
             if test["unmatched_runs"]:
                 text += " | more runs on one side on %d of the questions (match them)" % (
                     test["unmatched_runs"])
-            lines.append(name + label[metric] + " | " + text)
-        if unpaired:
-            lines.append(name + ", ".join(unpaired) + " | no question "
-                         "has a value from both: nothing compared")
+            lines.append(name + text)
     floor = shared[0]["floor"]
     if not floor["below_level"]:  # too few questions to tell anything apart
         lines.append("with %s, this sign-flip test's p is at least %s even if "
@@ -2549,9 +2545,8 @@ def _policy_lines(result):
         for rule, subject, detail, readings in decided["findings"]:
             marked = "" if readings == "both" else " [%s reading only]" % readings
             lines.append("%s | broken %s %s (%s)%s" % (title, rule, subject, detail, marked))
-        for finding in decided["strict"]["held"]:
-            if finding[0] == "significance":
-                lines.append("%s | held %s %s (%s)" % ((title,) + finding))
+        lines += ["%s | held %s %s (%s)" % ((title,) + finding)
+                  for finding in decided["strict"]["held"] if finding[0] == "significance"]
         for rule, why in decided["strict"]["unchecked"]:
             lines.append("%s | not checked: %s (%s)" % (title, rule, why))
         if decided["depends_on"]:
@@ -2572,12 +2567,11 @@ def _summary_lines(result, label):
         len(summary["slices"]["answerable"]), result["k"], systems[0],
         ", ".join(systems[1:]) or "none"))
     for system, missing in summary["not_run"].items():
-        named = ", ".join(missing["cases"])  # the first ten
-        if missing["count"] > len(missing["cases"]):
-            named += ", ..."
+        named = ", ".join(missing["cases"])  # the first ten, then ... if more
+        more = ", ..." if missing["count"] > len(missing["cases"]) else ""
         if missing["count"]:
-            lines.append("not run by %s: %s (%s)" % (system, _plural(
-                missing["count"], "question"), named))
+            lines.append("not run by %s: %s (%s%s)" % (
+                system, _plural(missing["count"], "question"), named, more))
     for compared in comparisons:  # at most 20 changed questions in all, 3 at least each
         lines += _compared_lines(compared, label, max(3, 20 // len(comparisons)))
     for part, names in summary["slices"].items():
@@ -2593,11 +2587,12 @@ def _summary_lines(result, label):
     lines += _paired_lines(comparisons, summary["groups"], label)
     lines += ["", "restricted documents disclosed (in the top k or "
               "cited); no score and no policy can excuse one"]
-    disclosed = {system: ["%s: %s" % (name, ", ".join(documents))
-                          for name, documents in found]
-                 for system, found in summary["disclosures"].items() if found}
-    lines += ["%s | %s" % (system, _listed(named))
-              for system, named in disclosed.items()] or ["none"]
+    disclosed = []
+    for system, found in summary["disclosures"].items():
+        named = ["%s: %s" % (name, ", ".join(documents)) for name, documents in found]
+        if named:
+            disclosed.append("%s | %s" % (system, _listed(named)))
+    lines += disclosed or ["none"]
     return lines + (_policy_lines(result) if summary["policy"] else [])
 
 
@@ -2636,12 +2631,9 @@ def report_text(result):
         if lines:  # after the table and its explanations
             lines.append("")
         lines += _summary_lines(result, label)
-    for index, line in enumerate(lines):
-        if len(line) > 160:
-            from textwrap import wrap  # (a long line is rare: loaded then)
-            lines[index] = "\n".join(wrap(line, 160, subsequent_indent="    ",
-                                          break_on_hyphens=False))
-    return "\n".join(lines)
+    from textwrap import fill  # each line over 160 characters
+    return "\n".join(fill(line, 160, subsequent_indent="    ", break_on_hyphens=False)
+                     if len(line) > 160 else line for line in lines)
 
 
 def gate_text(result):

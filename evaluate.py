@@ -519,6 +519,7 @@ _MAX_SCORED = 150000  # runs scored in all: about 2.5 KiB each, kept
 _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
 _MAX_TAGS = 20  # of one question
 _MAX_TAGS_IN_ALL = 100  # each a slice of the summary
+_MAX_KEYS_READ = 100000  # of the cases, of the runs: each typo-checked
 _NAME_RULE = "names are 1 to 64 printable ASCII characters, no spaces"
 _ALL_CASE_KEYS = (*_CASE_KEYS, "grades", "group", "tags")  # _check_extra()
 
@@ -553,12 +554,12 @@ def _check_names(value, field, most):
         raise _invalid(field, "repeated name %s", repeated[0])
 
 
-def _check_extra(case, corpus):
+def _check_extra(case, corpus, known=_ALL_CASE_KEYS):
     """Check a case as _check_case() does, a typo of the keys only a report
     reads included, then those keys, if given: its "grades" (an int from 1
     to 100 for each relevant document, the gain of nDCG), its "group" (the
     conversation or topic it belongs to) and its "tags" (each a slice)."""
-    _check_case(case, corpus, _ALL_CASE_KEYS)
+    _check_case(case, corpus, known)
     if "grades" in case:
         _check_dict_of(case["grades"], 'case["grades"]', case["relevant"]
                        or (), 'expected a grade for each document of case'
@@ -775,20 +776,40 @@ def _check_layout(cases, runs, systems):
                            "leave it out", system)
 
 
-def _question(name, case, by_system, corpus):
+def _keys_read(values, known, field):
+    """Return the keys of known and of the dicts among values (a tuple of
+    them too), at most _MAX_KEYS_READ, once checked for a typo of known in
+    one go: known alone if one is, for the dict that holds it to name it."""
+    keys = set(known)
+    for value in values:
+        for mapping in value if type(value) is tuple else (value,):
+            if type(mapping) is dict:
+                keys.update(mapping)
+    if len(keys) > _MAX_KEYS_READ:
+        raise _invalid(field, "expected at most %s keys in all, got %s",
+                       _MAX_KEYS_READ, len(keys))
+    try:
+        _check_keys(dict.fromkeys(keys), field, known)
+    except EvaluationError:
+        return known
+    return keys  # each key of a case or run is checked once, not per dict
+
+
+def _question(name, case, by_system, corpus, known):
     """Return the _Question of a case and its runs by system (a run, or a
     tuple of repeated runs), each checked once against the corpus (None:
-    IDs alone); a fault names the case, the system and the run."""
+    IDs alone) and known, the keys of cases and of runs _keys_read(); a
+    fault names the case, the system and the run."""
     runs, system, number = {}, None, 0
     try:
-        _check_extra(case, corpus)
+        _check_extra(case, corpus, known[0])
         for system, given in by_system.items():
             runs[system] = given if type(given) is tuple else (given,)
             if not 0 < len(runs[system]) <= _MAX_RUNS:
                 raise _invalid("runs", "expected 1 to %s repeated runs, "
                                "got %s", _MAX_RUNS, given)
             for number, run in enumerate(runs[system], start=1):
-                _check_fields(run, "run", _RUN_KEYS, corpus)
+                _check_fields(run, "run", _RUN_KEYS, corpus, known[1])
             number = 0
     except EvaluationError as fault:  # only now is its place written out
         where = "case " + _shown(name)
@@ -830,10 +851,15 @@ def _checked(data):
     if corpus is not None:
         _check_corpus(corpus)
     _check_layout(cases, parts["runs"], systems)
+    runs = [given for by_system in parts["runs"].values()
+            for given in by_system.values()]
+    known = (_keys_read(cases.values(), _ALL_CASE_KEYS, "cases"),
+             _keys_read(runs, _RUN_KEYS, "runs"))
     measures = [name for name, measure in MEASURES.items()
                 if "needs" not in measure or any(
                     measure["needs"] in case for case in cases.values())]
-    questions = {name: _question(name, case, parts["runs"][name], corpus)
+    questions = {name: _question(name, case, parts["runs"][name], corpus,
+                                 known)
                  for name, case in cases.items()}
     slices = {part: [] for part in _SLICES}
     for question in questions.values():
@@ -2032,7 +2058,7 @@ _MAX_FILE_BYTES = 30 * 10 ** 6  # a data file: read no further
 _MAX_DEPTH = 64  # arrays and objects within one another
 _MAX_DIGITS = 100  # in one integer: Python refuses ints of over 4,300
 _MAX_CONTAINERS = 3 * 10 ** 6  # arrays and objects: 90 to 240 bytes each
-_MAX_KEYS = 10 ** 6  # of one object: each key of a case is a typo or not
+_MAX_KEYS = 10 ** 6  # of one object: each key of a policy is typo-checked
 
 
 def _opened(path, where=""):

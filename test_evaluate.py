@@ -1333,8 +1333,7 @@ REJECTED = [
      inputs(case={"relevant": (), "support": {"switch": ("rollback",)}}),
      "case[\"support\"]['switch']", "rollback"),
     ("relevant documents but no expected claim", case_input(support={}), 'case["support"]', {}),
-    # case["disputed"] and case["rejected"], when given: labels reviewers did not agree on,
-    # and claims they judged unsupported by every document.
+    # case["disputed"] and case["rejected"], when given: disputed labels, claims all reject.
     ("disputed as a list", case_input(disputed=[]), 'case["disputed"]', []),
     ("disputed claim ID with a space", case_input(disputed={"two steps": ("rollback",)}),
      'case["disputed"]', "two steps"),
@@ -1374,8 +1373,7 @@ REJECTED = [
     ("optional None", case_input(optional=None), 'case["optional"]', None),
     ("disputed None", case_input(disputed=None), 'case["disputed"]', None),
     ("rejected None", case_input(rejected=None), 'case["rejected"]', None),
-    # A key a letter or two from a known one is a typo, not a free key: the message
-    # names the key it is a typo of.
+    # A key a letter or two from a known one is a typo: the message names the known key.
     ("a misspelt disputed", case_input(disputes={"x": ("launch",)}), 'case["disputes"]',
      "disputed"),
     ("a capital in a known key", case_input(Restricted=("archive",)), 'case["Restricted"]',
@@ -2706,8 +2704,7 @@ class PairedTest(TestCase):
             (({"a": None, "b": (None, None), "c": 0.5, "d": (0.0, None)},  # n/a leaves a
               {"a": 1.0, "b": 1.0, "c": None, "d": (None, 1.0)}),  # question out, counted
              exact_test(1, mean=1.0, wins=1, ties=0, losses=0, p=1, min_p=1, left_out=3,
-                        unmatched_runs=1, one_sided=3)),  # b and d: one run or two; a, b
-            #                                                            and c n/a on one side
+                        unmatched_runs=1, one_sided=3)),  # b, d: 1 run vs 2; a-c: one-sided
             # 0.3 - 0.1 is 0.19999999999999998 in floats but 1/5 exactly, like 0.2 - 0.0:
             # flipping the first two cancels them, and that sum ties with the observed one.
             (({"a": 0.1, "b": 0.2, "c": 0.0}, {"a": 0.3, "b": 0.0, "c": 0.5}, "p"),
@@ -3482,6 +3479,9 @@ class DataFile(DataFileCase):
             ('{"extra": "%s"}' % ("[{" * 1500001), note),  # brackets in a string are none
             ('{"extra": {%s}}' % ", ".join('"%d": 0' % n for n in range(1000001)),
              "holds an object of more than 1000000 keys, the most read"),
+            (data_with(cases=dict(CASES, region=dict(CASES["region"], **dict.fromkeys(
+                map(str, range(99991)), 0)))), "cases: expected at most 100000 keys in all, "
+             "got 100001"),
             (data_with(cases=dict.fromkeys(map(str, range(100001)), CASES["region"])),
              "cases: expected at most 100000 questions, got 100001"),
             (data_with(cases={"q%d" % n: CASES["region"] for n in range(75001)}, runs={

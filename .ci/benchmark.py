@@ -92,8 +92,9 @@ def graded(questions, systems, relevant, depth, runs=1, claims=0):
     return data
 
 
-def ignored_keys(count):
-    """Return one question whose case has `count` keys of "restricd" letters, none a typo."""
+def ignored_keys(count, cases, each):
+    """Return `cases` questions, each case `each` of `count` keys of "restricd" letters, none a
+    typo: every distinct key of the cases is checked once for a typo."""
     import evaluate
     rng, keys = random.Random(1), set()
     while len(keys) < count:
@@ -103,10 +104,12 @@ def ignored_keys(count):
             keys.add(key)
         except evaluate.EvaluationError:  # a typo: it would be refused
             pass
-    case = dict(dict.fromkeys(sorted(keys), 0), relevant=["d"], support={"c": ["d"]})
-    return json.dumps({"systems": ["A", "B"], "corpus": {"d": "t"}, "cases": {"q": case},
-                       "runs": {"q": {system: {"retrieved": ["d"], "claims": [["c", ["d"]]]}
-                                      for system in "AB"}}}, separators=(",", ":"))
+    keys, names = sorted(keys), ["q%d" % number for number in range(cases)]
+    run = {"retrieved": ["d"], "claims": [["c", ["d"]]]}
+    return json.dumps({"systems": ["A"], "corpus": {"d": "t"}, "runs": {
+        name: {"A": run} for name in names}, "cases": {name: dict(dict.fromkeys(
+            rng.sample(keys, each), 0), relevant=["d"], support={"c": ["d"]}) for name in names}},
+                      separators=(",", ":"))
 
 
 def labelled(questions):
@@ -153,8 +156,8 @@ SHAPES = {  # name: (what, its data, or a function of a folder that writes TREC 
                    lambda: graded(10000, 10, 3, 5, claims=5)),
     "relevant_4000": ("100 questions x 4,000 relevant x 20 systems x 5 repeated runs",
                       lambda: graded(100, 20, 4000, 150, runs=5)),
-    "ignored_keys": ("999,998 ignored case keys of 6 to 10 letters, the most",
-                     lambda: ignored_keys(999998)),
+    "ignored_keys": ("99,990 ignored case keys of 6 to 10 letters, 100,000 cases of 14",
+                     lambda: ignored_keys(99990, 100000, 14)),
     "labels_100k": ("100,000 questions of 7 labels and 4 claims x 1 system, the most questions",
                     lambda: labelled(100000)),
     "empty_objects": ("2,999,000 empty objects in an ignored key, nearly the most read",

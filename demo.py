@@ -375,9 +375,9 @@ def write_lab(folder, exercise):
         return 1
     finally:
         held(signal.SIG_UNBLOCK, {signal.SIGINT})  # then it ends the run, if pressed
-    steps = ("python -m unittest: each failure names the next rule to write "
-             "(python demo.py names the next step)") if exercise else \
-        "python demo.py and python -m unittest"
+    steps = "python demo.py and python -m unittest"
+    if exercise:
+        steps = "python -m unittest: each failure names the next rule to write"
     return write("wrote the course lab%s into %s: cd there, then %s\n" % (
         " exercise" * exercise, ascii(folder), steps))
 

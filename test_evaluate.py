@@ -185,10 +185,9 @@ class TestCase(unittest.TestCase):
         missing = [key for key in got if key not in expected]
         gone = [key for key in expected if key not in got]
         if missing or gone:
-            self.fail("%s: add a row, worked out by hand as\n%s,\n"
-                      "for %s;"
-                      "\ndelete the row of %s (no such run in fixtures.py)."
-                      "\nA row that differs from the scorer then fails "
+            self.fail("%s: rows to add, each worked out by hand as\n%s:\n"
+                      "%s\nrows to delete (runs fixtures.py no longer has)"
+                      ": %s\nA row that differs from the scorer then fails "
                       "with what the scorer gives." % (
                           name, shape, ", ".join(map(repr, missing)) or
                           "none", ", ".join(map(repr, gone)) or "none"))

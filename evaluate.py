@@ -1360,25 +1360,34 @@ def _means(data, by_system):
     """Return each slice's means: per averaged measure and system, then
     pooled support, then correct abstentions, {correct, total} of the
     judged answers to unanswerable questions (None without such)."""
-    found = {}
+    slices_of = {}  # each question's slices: each record is read once
     for part, names in data.slices.items():
-        means = {measure: {} for measure in _averaged(data.measures)}
-        pooled, abstentions, judged = {}, {}, 0
-        for system, scored in by_system.items():
-            records = [scored[name] for name in names if name in scored]
-            for measure in means:
+        for name in names:
+            slices_of.setdefault(name, []).append(part)
+    found, judged = {}, dict.fromkeys(data.slices, 0)
+    for part in data.slices:
+        found[part] = {measure: {} for measure in _averaged(data.measures)}
+        found[part].update(pooled_support={}, correct_abstentions={})
+    for system, scored in by_system.items():
+        in_part = {part: [] for part in data.slices}
+        for name, record in scored.items():
+            for part in slices_of[name]:
+                in_part[part].append(record)
+        for part, records in in_part.items():
+            means, total = found[part], len(data.slices[part])
+            for measure in _averaged(data.measures):
                 values = [record.values[measure] for record in records]
-                means[measure][system] = _macro_mean(values, len(names))
-            pooled[system] = _pooled_support(records)
+                means[measure][system] = _macro_mean(values, total)
+            means["pooled_support"][system] = _pooled_support(records)
             asked = [record for record in records if not record.answerable]
             claims = [record.counts["generated"] for record in asked
                       if record.counts["covered"] is not None]
-            abstentions[system] = {"correct": claims.count(0),
-                                   "total": len(claims)}
-            judged += len(claims)  # none where runs only retrieve
-        means["pooled_support"] = pooled
-        means["correct_abstentions"] = abstentions if judged else None
-        found[part] = means
+            means["correct_abstentions"][system] = {
+                "correct": claims.count(0), "total": len(claims)}
+            judged[part] += len(claims)  # none where runs only retrieve
+    for part, means in found.items():
+        if not judged[part]:
+            means["correct_abstentions"] = None
     return found
 
 
@@ -1493,8 +1502,8 @@ def _comparison(data, records, candidate, tests, decided):
         manifest = [(field, old.get(field), new.get(field))
                     for field in {**old, **new}
                     if old.get(field) != new.get(field)]
-    units = _units([name for name in data.slices["answerable"]
-                    if name in before and name in after], data.groups)
+    units = _units([change["case"] for change in changes
+                    if before[change["case"]].answerable], data.groups)
     level = (data.policy or {}).get("significance", {}).get(
         "alpha", _FLOOR_LEVEL)
     floor = _lowest_p(units)
@@ -2003,12 +2012,16 @@ def _summary(data, records):
                 for name, question in data.questions.items()
                 for claim, sources in
                 question.case.get("disputed", {}).items()]
-    missing = {system: [name for name in data.questions if name not in scored]
-               for system, scored in records.strict.items()}
+    from itertools import islice
+    missing = {}  # the first ten of the questions a system did not run
+    for system, scored in records.strict.items():
+        count = len(data.questions) - len(scored)
+        names = (name for name in data.questions if name not in scored)
+        missing[system] = {"count": count,
+                           "cases": list(islice(names, min(10, count)))}
     return {
         "slices": data.slices,
-        "not_run": {system: {"count": len(names), "cases": names[:10]}
-                    for system, names in missing.items()},
+        "not_run": missing,
         "means": _means(data, records.strict),
         "disputed_labels": disputed or None,
         "lenient_means": _means(data, records.lenient) if disputed else None,
@@ -2166,6 +2179,7 @@ def load_data(path):
 _MAX_TREC_BYTES = 150 * 10 ** 6  # all TREC files together
 _MAX_TOPICS = 10 ** 6  # of the qrels; of the run topics it lacks, the named
 _MAX_RANKED = 5 * 10 ** 6  # documents in the runs' top k together
+_MAX_JUDGED = 2 * 10 ** 6  # lines of the qrels: about 140 bytes each, kept
 _MAX_TREC_RUNS = 75000  # runs of a topic: half _MAX_SCORED, read too
 _MAX_LINE = 4096  # bytes of a line
 _SLACK = 4096  # lines a topic keeps past its k best, which are then found
@@ -2207,9 +2221,13 @@ def _trec_lines(name, file, size):
 
 def _qrels(name, file, size):
     """Return {topic: {document: grade}} of a qrels file."""
-    judged = {}
+    judged, count = {}, 0
     for lines in _trec_lines(name, file, size):
         for number, fields in lines:
+            count += 1
+            if count > _MAX_JUDGED:  # each is kept
+                raise _trec_fault(name, number, "expected at most %s "
+                                  "judgements, got more", _MAX_JUDGED)
             try:
                 topic, _, doc_id, grade = fields
                 grade = int(grade)
@@ -2461,8 +2479,8 @@ def _compared_lines(compared, label, most):
     if changed == []:
         lines.append("nothing changed")
     for field, old, new in changed or ():
-        old, new = ["(none)" if value is None else ascii(value)
-                    for value in (old, new)]
+        old, new = ["(none)" if value is None else _shown(value)
+                    for value in (old, new)]  # cut to 80 characters
         lines.append("%s: %s -> %s" % (field, old, new))
     if changed and len(changed) > 1:  # the course: one change at a time
         lines.append("%d things changed at once: which of them made the difference "

@@ -4044,10 +4044,11 @@ class TrecFiles(TestCase):
             {"qrels": qrels, "runs": run}, {"qrels": 1, "runs": [run]})], [
             "runs: expected a list of paths, got %r" % run,
             "path: expected the path of a file, got 1"])
-        fresh = self.files(qrels=QRELS, run=RUN_FILE)
-        self.assertEqual(swapping(evaluate, {"_MAX_RANKED": 5}, message_of, evaluate.load_trec, {
-            "qrels": fresh[0], "runs": fresh[1:]}), fresh[1] + ": with the runs before it, ranks "
-            "more than 5 documents in its top k, the most kept")  # T1 ranks 5, T2 1
+        fresh = self.files(qrels=QRELS, run=RUN_FILE)  # T1 ranks 5, T2 1; 8 judgements
+        self.assertEqual([swapping(evaluate, {cap: 5}, message_of, evaluate.load_trec, {
+            "qrels": fresh[0], "runs": fresh[1:]}) for cap in ("_MAX_RANKED", "_MAX_JUDGED")], [
+            fresh[1] + ": with the runs before it, ranks more than 5 documents in its top k, the "
+            "most kept", fresh[0] + ", line 6: expected at most 5 judgements, got more"])
         os.truncate(run, 150 * 10 ** 6)  # a sparse file: refused unread
         self.assertEqual(message_of(evaluate.load_trec, {"qrels": qrels, "runs": [run]}),
                          "TREC files: hold more than 150000000 bytes together, the most read")

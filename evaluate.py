@@ -1531,9 +1531,11 @@ _NO_ANSWER = "no answer judged against labels"
 
 class _Judging(_Record):
     """What a rule judges: the rule, the policy, the candidate's and the
-    baseline's (or None) _Scored records by name, the declared test."""
+    baseline's (or None) _Scored records by name, the declared test and
+    the policy's "tolerance" (or 0) as an exact fraction, read once."""
 
-    __slots__ = ("rule", "policy", "candidate", "baseline", "test")
+    __slots__ = ("rule", "policy", "candidate", "baseline", "test",
+                 "tolerance")
 
 
 def _number(count):
@@ -1587,7 +1589,7 @@ def _comparison_findings(judging):
 def _critical(judging, name):
     """Return (held, detail) of a critical question both ran: no value, as
     _counted() gives it, fell by more than policy["tolerance"] (or 0)."""
-    tolerance = _exact(judging.policy.get("tolerance", 0))
+    tolerance = judging.tolerance
     before, record = judging.baseline[name].values, judging.candidate[name]
     after, worse, held = {}, [], True
     for measure, old in before.items():
@@ -1849,9 +1851,11 @@ def _judged(policy, candidate, baseline, test):
     """Return {accepted, broken, held, unchecked, significance}: a
     candidate judged by a policy beside the baseline (or None)."""
     held, broken, unchecked = [], [], []
+    tolerance = _exact(policy.get("tolerance", 0))
     for rule, (kind, found) in _RULES.items():
         if kind is None or rule in policy:  # always on, or set
-            judging = _Judging(rule, policy, candidate, baseline, test)
+            judging = _Judging(rule, policy, candidate, baseline, test,
+                               tolerance)
             for holds, finding in found(judging):
                 if holds is None:
                     unchecked.append((rule, finding[2]))

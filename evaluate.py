@@ -777,9 +777,9 @@ def _check_layout(cases, runs, systems):
 
 
 def _keys_read(values, known, field):
-    """Return the keys of known and of the dicts among values (a tuple of
-    them too), at most _MAX_KEYS_READ, once checked for a typo of known in
-    one go: known alone if one is, for the dict that holds it to name it."""
+    """Return known, then each other key of the dicts among values (a tuple
+    of them too) that is no typo of known: each checked once, not once per
+    dict. A typo is left out, for the dict that holds it to name it."""
     keys = set(known)
     for value in values:
         for mapping in value if type(value) is tuple else (value,):
@@ -788,11 +788,14 @@ def _keys_read(values, known, field):
     if len(keys) > _MAX_KEYS_READ:
         raise _invalid(field, "expected at most %s keys in all, got %s",
                        _MAX_KEYS_READ, len(keys))
-    try:
-        _check_keys(dict.fromkeys(keys), field, known)
-    except EvaluationError:
-        return known
-    return keys  # each key of a case or run is checked once, not per dict
+    cleared = dict.fromkeys(known)  # first: a typo's search meets them
+    for key in keys:
+        try:
+            _check_keys({key: None}, field, known)
+            cleared[key] = None
+        except EvaluationError:
+            pass  # a typo, or not an exact str
+    return cleared
 
 
 def _question(name, case, by_system, corpus, known):
@@ -861,6 +864,8 @@ def _checked(data):
     questions = {name: _question(name, case, parts["runs"][name], corpus,
                                  known)
                  for name, case in cases.items()}
+    # The slices: the answerable, the unanswerable, then "tag:NAME" per tag
+    # in the order tags are first used; each holds names in case order.
     slices = {part: [] for part in _SLICES}
     for question in questions.values():
         slices[_SLICES[not question.answerable]].append(question.name)
@@ -974,8 +979,9 @@ def _records(data):
 
 
 # --- The paired test -------------------------------------------------------
-# A p is exact while a budget of steps allows, else sampled. The tests of
-# one report share one budget: {"steps": left, "draws": of this test}.
+# paired_test() compares values as the exact fractions they stand for; p is
+# exact while a budget of steps allows, else sampled from a seed the data
+# fixes, with p_upper, a 99.9% bound. A report's tests share one budget.
 
 _LARGEST_FLOAT = 1.7976931348623157e308
 _MAX_DENOMINATOR = 10 ** 6  # 0.3 is read as 3/10, a third as 1/3 ...
@@ -1588,7 +1594,7 @@ def _comparison_findings(judging):
 
 def _critical(judging, name):
     """Return (held, detail) of a critical question both ran: no value, as
-    _counted() gives it, fell by more than policy["tolerance"] (or 0)."""
+    _counted() gives it, fell by more than judging.tolerance, exactly."""
     tolerance = judging.tolerance
     before, record = judging.baseline[name].values, judging.candidate[name]
     after, worse, held = {}, [], True
@@ -1880,7 +1886,7 @@ def _significance_tests(policy, tested):
              for candidate, by_measure in tested.items()}
     # Holm: the i-th smallest of m p values is held to alpha / (m - i + 1),
     # none after the first that fails; a sampled p is ordered by normal_p,
-    # which no draw moves (any order keeps Holm's guarantee).
+    # which no draw moves (any order keeps Holm's guarantee); ties keep order.
     held = True
     order = sorted(tests, key=lambda each: tests[each][
         "p" if tests[each]["method"] == "exact" else "normal_p"])
@@ -1919,10 +1925,11 @@ def _by_readings(data, records, judged, systems):
             before, after = records.strict[system], records.lenient[system]
             names.update(name for name in data.slices[part] if name in before
                          and before[name].counts != after[name].counts)
-    depends_on = [(name, claim_id, sources)
-                  for name in filter(names.__contains__, data.questions)
-                  for claim_id, sources in
-                  data.questions[name].case.get("disputed", {}).items()]
+    depends_on = []  # in case order; none where the readings agree
+    for name in filter(names.__contains__, data.questions if names else ()):
+        for claim_id, sources in data.questions[name].case.get(
+                "disputed", {}).items():
+            depends_on.append((name, claim_id, sources))
     return {"plan": plan,
             "accepted": None if None in accepted else all(accepted),
             "strict": strict, "lenient": judged.get("lenient"),
@@ -2019,10 +2026,9 @@ def _summary(data, records):
     from itertools import islice
     missing = {}  # the first ten of the questions a system did not run
     for system, scored in records.strict.items():
-        count = len(data.questions) - len(scored)
         names = (name for name in data.questions if name not in scored)
-        missing[system] = {"count": count,
-                           "cases": list(islice(names, min(10, count)))}
+        missing[system] = {"count": len(data.questions) - len(scored),
+                           "cases": list(islice(names, 10))}
     return {
         "slices": data.slices,
         "not_run": missing,
@@ -2096,7 +2102,8 @@ def _opened(path, where=""):
 
 
 def _containers(raw):
-    """Return how many arrays and objects the JSON text raw holds."""
+    """Return how many arrays and objects the JSON text raw holds: its
+    brackets, those in strings left out when there are too many."""
     count = raw.count(b"[") + raw.count(b"{")
     if count > _MAX_CONTAINERS:  # strings may hold some: count again
         import re

@@ -2193,7 +2193,6 @@ _MAX_RANKED = 5 * 10 ** 6  # documents in the runs' top k together
 _MAX_JUDGED = 2 * 10 ** 6  # lines of the qrels: about 140 bytes each, kept
 _MAX_TREC_RUNS = 75000  # runs of a topic: half _MAX_SCORED, read too
 _MAX_LINE = 4096  # bytes of a line
-_SLACK = 4096  # lines a topic keeps past its k best, which are then found
 _TREC_EVAL = ("precision", "recall", "rr", "ndcg")  # and ndcg_cut, P, ...
 
 
@@ -2260,18 +2259,12 @@ def _qrels(name, file, size):
     return judged
 
 
-def _best(scores, documents, k):
-    """Return (scores, documents) of the k best, as trec_eval ranks them."""
-    from array import array
-    best = sorted(zip(scores, documents), reverse=True)[:k]
-    return (array("d", [score for score, _ in best]),
-            [doc_id for _, doc_id in best])
-
-
-def _ranked(name, file, size, k, judged, unjudged):
-    """Return (the tag, {topic: (scores, documents)}) of a run file, each
-    topic's k best among them; a topic the qrels lack goes in unjudged."""
-    from array import array  # 8 bytes a score
+def _ranked(name, file, size, k, judged, unjudged, room):
+    """Return (the tag, {topic: [(score, document)]}) of a run file: a heap
+    of each topic's k best lines, as trec_eval ranks them (by score, then
+    by document, highest first); a topic the qrels lack goes in unjudged,
+    and room is how many lines all heaps may hold."""
+    from heapq import heappush, heapreplace
     tops, tag, topic, top = {}, None, None, None
     for lines in _trec_lines(name, file, size):
         for number, fields in lines:
@@ -2291,16 +2284,21 @@ def _ranked(name, file, size, k, judged, unjudged):
             if line_topic != topic:
                 topic, top = line_topic, tops.get(line_topic)
                 if top is None and topic in judged:
-                    top = tops[topic] = (array("d"), [])
+                    top = tops[topic] = []
                 elif top is None and len(unjudged) < _MAX_TOPICS:
                     unjudged[topic] = None  # left out, as trec_eval leaves it
-                scores, documents = top or (None, None)
             if top is None:
                 continue
-            if len(documents) == k + _SLACK:
-                scores[:], documents[:] = _best(scores, documents, k)
-            scores.append(score)
-            documents.append(doc_id)
+            if len(top) == k:  # its worst line at top[0]
+                if (score, doc_id) > top[0]:
+                    heapreplace(top, (score, doc_id))
+            elif room:
+                heappush(top, (score, doc_id))
+                room -= 1
+            else:  # refused before it costs
+                raise _trec_fault(name, number, "with the runs before it, "
+                                  "ranks more than %s documents in its top k, "
+                                  "the most kept", _MAX_RANKED)
     return tag, tops
 
 
@@ -2338,7 +2336,8 @@ def _trec_data(files, k):
     judged = _qrels(*files[0])
     runs, tagged, unjudged, kept, scored = {}, {}, {}, 0, 0
     for name, file, size in files[1:]:
-        tag, ranked = _ranked(name, file, size, k, judged, unjudged)
+        tag, ranked = _ranked(name, file, size, k, judged, unjudged,
+                              _MAX_RANKED - kept)
         scored += len(ranked)  # a run of each topic the qrels have
         if scored > _MAX_TREC_RUNS:  # refused before it costs
             raise EvaluationError("%s: with the runs before it, ranks more than %d "
@@ -2352,7 +2351,8 @@ def _trec_data(files, k):
         _check_name(tag, name)  # it names the system
         tagged[tag] = name
         for topic in list(ranked):  # each freed as it is ranked
-            documents = tuple(_best(*ranked.pop(topic), k)[1])
+            best = sorted(ranked.pop(topic), reverse=True)
+            documents = tuple(doc_id for _, doc_id in best)
             if len(set(documents)) < len(documents):  # one ranked twice:
                 doc_id = max(documents, key=documents.count)  # or more
                 file.seek(0)  # to find its second line
@@ -2365,9 +2365,6 @@ def _trec_data(files, k):
             runs.setdefault(topic, {})[tag] = {"retrieved": documents,
                                                "claims": None}
             kept += len(documents)
-        if kept > _MAX_RANKED:
-            raise EvaluationError("%s: with the runs before it, ranks more than %d "
-                                  "documents in its top k, the most kept" % (name, _MAX_RANKED))
     return _trec_cases(judged, runs, k, tuple(tagged), list(unjudged))
 
 

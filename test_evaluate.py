@@ -4047,8 +4047,8 @@ class TrecFiles(TestCase):
         fresh = self.files(qrels=QRELS, run=RUN_FILE)  # T1 ranks 5, T2 1; 8 judgements
         self.assertEqual([swapping(evaluate, {cap: 5}, message_of, evaluate.load_trec, {
             "qrels": fresh[0], "runs": fresh[1:]}) for cap in ("_MAX_RANKED", "_MAX_JUDGED")], [
-            fresh[1] + ": with the runs before it, ranks more than 5 documents in its top k, the "
-            "most kept", fresh[0] + ", line 6: expected at most 5 judgements, got more"])
+            fresh[1] + ", line 7: with the runs before it, ranks more than 5 documents in its "
+            "top k, the most kept", fresh[0] + ", line 6: expected at most 5 judgements, got more"])
         os.truncate(run, 150 * 10 ** 6)  # a sparse file: refused unread
         self.assertEqual(message_of(evaluate.load_trec, {"qrels": qrels, "runs": [run]}),
                          "TREC files: hold more than 150000000 bytes together, the most read")

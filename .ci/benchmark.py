@@ -6,17 +6,10 @@
     python .ci/benchmark.py --graded FILE       only write graded data of repeated runs
 
 Each shape's files are written by a process of its own, then demo.py --summary reads them in
-another: its CPU seconds and peak resident MiB, from os.wait4(). On CPython 3.8.18, a 2-core
-machine shared with other work, 2026-12-07 (second stop): evaluate() on the fixture 57.6 us,
-as before (the seed's 22.7 us, which checked less); paired_test() of 100,000 floats 16.9 s,
-273 MiB; real logs 10,000 x 6 16.7 s, 513 MiB, 20,000 x 2 13.3 s, 361 MiB; graded 75,000 x 2
-18.2 s, 653 MiB; 40,000 x 2, 5 deep 18.6 s, 602 MiB; 10,000 x 10 27.0 s (20.5 s when quiet),
-576 MiB; 4,000 relevant 5.5 s, 279 MiB; 2,000,000 ignored keys 26.0 s, 564 MiB (the typo check:
-letter pairs, then letters, then the edit check); TREC (150 MB): one-line topics 17.3 s,
-129 MiB; one topic 20.7 s, 28 MiB; 1,000,001 qrels topics and one line of 50 million columns
-refused. Third stop, at the caps (a slower day: the fixture 71.3 us): 100,000 questions of
-7 labels 23.2 s, 764 MiB; 2,999,000 empty objects 6.5 s, 774 MiB. Fourth stop: 99,990
-ignored keys, 14 in each of 100,000 cases, 22.5 s, 604 MiB (each distinct key checked once).
+another: its CPU seconds and peak resident MiB, from os.wait4(). README.md's Limits table gives
+the figures of CPython 3.8.18 on a 2-core machine shared with other work, 2026-12-07; the
+shapes it does not list are refused in a line: 1,000,001 qrels topics, a line of 50,000,000
+columns.
 """
 import json
 import os
@@ -130,20 +123,26 @@ def empty_objects(count):
     return data
 
 
-def trec(folder, qrels, run):
-    """Write qrels and a run, a line of %d for n = 0, 1, ... to 150 MB; return the options."""
-    arguments = ["--qrels", os.path.join(folder, "qrels"), "--run", os.path.join(folder, "run")]
-    left = 150 * 10 ** 6 - len(qrels) - len(run)
-    for path, line in zip(arguments[1::2], (qrels, run)):
+def trec(folder, qrels, run, k=10):
+    """Write qrels, then a run, of the lines qrels(n) and run(n) give for n = 0, 1, ...,
+    until they give none or 150 MB in all; return demo.py's options."""
+    arguments = ["--qrels", os.path.join(folder, "qrels"), "--run", os.path.join(folder, "run"),
+                 "--k", str(k)]
+    left = 150 * 10 ** 6 - 100  # room for a run's first line
+    for path, line in zip(arguments[1:4:2], (qrels, run)):
         with open(path, "w") as file:
-            file.write(line if "%d" not in line else "")
-            for start in range(0, 10 ** 9 if "%d" in line else 0, 10 ** 5):
-                lines = "".join(line % n for n in range(start, start + 10 ** 5))
-                if len(lines) > left:
+            for start in range(0, 10 ** 9, 10 ** 5):
+                lines = "".join(map(line, range(start, start + 10 ** 5)))
+                if not lines or len(lines) > left:
                     break
                 file.write(lines)
                 left -= len(lines)
     return arguments
+
+
+def once(line):
+    """Return a function of n that gives line for n = 0 alone."""
+    return lambda n: "" if n else line
 
 
 SHAPES = {  # name: (what, its data, or a function of a folder that writes TREC files)
@@ -163,13 +162,17 @@ SHAPES = {  # name: (what, its data, or a function of a folder that writes TREC 
     "empty_objects": ("2,999,000 empty objects in an ignored key, nearly the most read",
                       lambda: empty_objects(2999000)),
     "trec_topics": ("TREC run of one-line topics the qrels lack",
-                    lambda folder: trec(folder, "1 0 D 1\n", "%d 0 D 1 1 r\n")),
+                    lambda folder: trec(folder, once("1 0 D 1\n"), "%d 0 D 1 1 r\n".__mod__)),
     "trec_qrels": ("TREC qrels of one-document topics",
-                   lambda folder: trec(folder, "%d 0 D 1\n", "1 0 D 1 1 r\n")),
+                   lambda folder: trec(folder, "%d 0 D 1\n".__mod__, once("1 0 D 1 1 r\n"))),
     "trec_wide": ("TREC run of one line of 50,000,000 columns", lambda folder: trec(
-        folder, "1 0 D 1\n", "1 0 D 1 1 r" + " x" * 50000000 + "\n")),
+        folder, once("1 0 D 1\n"), once("1 0 D 1 1 r" + " x" * 50000000 + "\n"))),
     "trec_deep": ("TREC run of one topic, every line a document",
-                  lambda folder: trec(folder, "1 0 D1 1\n", "1 0 D%d 1 1 r\n")),
+                  lambda folder: trec(folder, once("1 0 D1 1\n"), "1 0 D%d 1 1 r\n".__mod__)),
+    "trec_kept": ("TREC run of 4,999 topics x 1,000 of 1-character IDs at k = 1000, all kept",
+                  lambda folder: trec(folder, lambda n: "%d 0 D 1\n" % n if n < 4999 else "",
+                                      lambda n: "%d 0 %s 1 %d r\n" % (n // 1000, chr(
+                                          0x4E00 + n % 1000), n) if n < 4999000 else "", 1000)),
 }
 
 
@@ -182,7 +185,7 @@ def write_shape(name, folder):
     else:
         with open(arguments[1], "w") as file:
             file.write(make() if name == "ignored_keys" else json.dumps(make()))
-    size = sum(os.path.getsize(path) for path in arguments[1::2])
+    size = sum(os.path.getsize(path) for path in arguments[1:4:2])
     print("%s (%.1f MB):" % (what, size / 10 ** 6), end=" ", flush=True)
     with open(os.path.join(folder, "arguments"), "w") as file:
         json.dump(arguments + ["--summary"], file)

@@ -507,9 +507,10 @@ __all__ += ["MEASURES", "ndcg", "paired_test", "p_text", "report",
 # functions too: each input is checked once, where it comes in, into the
 # records that the rest reads without checking them again.
 
-import math  # noqa: E402  (math, os and stat load at once)
+import math  # noqa: E402  (math, os, stat and sys load at once)
 import os  # noqa: E402
 import stat  # noqa: E402
+import sys  # noqa: E402
 
 # --- Names, and the keys of a case only a report reads --------------------
 
@@ -549,8 +550,8 @@ def _check_names(value, field, most):
                        most, value)
     for name in value:
         _check_name(name, field)
-    repeated = [name for name in value if value.count(name) > 1]
-    if repeated:
+    if len(set(value)) < len(value):
+        repeated = [name for name in value if value.count(name) > 1]
         raise _invalid(field, "repeated name %s", repeated[0])
 
 
@@ -663,10 +664,10 @@ class _Record:
 
 class _Question(_Record):
     """A checked case: its name, the case, {system: a tuple of its checked
-    runs}, whether it is answerable and {reading: its _lookups()} (lenient
-    too where it disputes a label)."""
+    runs}, whether it is answerable, {reading: its _lookups()} (lenient
+    too where it disputes a label) and the slices it is in."""
 
-    __slots__ = ("name", "case", "runs", "answerable", "lookups")
+    __slots__ = ("name", "case", "runs", "answerable", "lookups", "slices")
 
 
 class _Data(_Record):
@@ -826,7 +827,9 @@ def _question(name, case, by_system, corpus, known):
         lookups["lenient"] = _lookups(_lenient_reading(case))
     # Unanswerable: nothing relevant or no claim expected: answer nothing.
     answerable = case["relevant"] != () and case["support"] != {}
-    return _Question(name, case, runs, answerable, lookups)
+    slices = (_SLICES[not answerable],  # each name held once
+              *(sys.intern("tag:" + tag) for tag in case.get("tags", ())))
+    return _Question(name, case, runs, answerable, lookups, slices)
 
 
 def _named(questions):
@@ -868,9 +871,8 @@ def _checked(data):
     # in the order tags are first used; each holds names in case order.
     slices = {part: [] for part in _SLICES}
     for question in questions.values():
-        slices[_SLICES[not question.answerable]].append(question.name)
-        for tag in question.case.get("tags", ()):
-            slices.setdefault("tag:" + tag, []).append(question.name)
+        for part in question.slices:
+            slices.setdefault(part, []).append(question.name)
     if len(slices) > len(_SLICES) + _MAX_TAGS_IN_ALL:
         raise _invalid("cases", "expected at most %s tags in all, got %s",
                        _MAX_TAGS_IN_ALL, len(slices) - len(_SLICES))
@@ -1346,51 +1348,67 @@ def _verdict(before, after):
 
 
 def _macro_mean(values, total):
-    """Return {mean, averaged, total}: each question weighs the same; n/a
-    (or a question not run) is counted, never averaged in as 0."""
-    present = [value for value in values if value is not None]
-    return {"mean": _mean(present), "averaged": len(present), "total": total}
+    """Return {mean, averaged, total} of a tuple of floats: each question
+    weighs the same; n/a (or a question not run) is counted, never
+    averaged in as 0."""
+    averaged = len(values) - values.count(None)
+    mean = None
+    if averaged:  # filter(None, ...) drops n/a, and 0.0, which adds nothing
+        mean = math.fsum(filter(None, values)) / averaged
+    return {"mean": mean, "averaged": averaged, "total": total}
 
 
-def _pooled_support(scored):
-    """Return {supported, generated, ratio}: the claims of all judged runs."""
-    judged = [counts for record in scored for values, counts in record.runs
+def _judged_claims(record):
+    """Return (supported, generated): the claims of a record's judged runs."""
+    judged = [counts for _, counts in record.runs
               if counts["supported"] is not None]
-    supported = sum(counts["supported"] for counts in judged)
-    generated = sum(counts["generated"] for counts in judged)
+    return (sum(counts["supported"] for counts in judged),
+            sum(counts["generated"] for counts in judged))
+
+
+def _pooled_support(pairs):
+    """Return {supported, generated, ratio} of _judged_claims() pooled."""
+    supported, generated = map(sum, zip((0, 0), *pairs))
     ratio = supported / generated if generated else None
     return {"supported": supported, "generated": generated, "ratio": ratio}
+
+
+def _slice_entry(record, averaged):
+    """Return what a record adds to each slice it is in: its averaged
+    values, _judged_claims(), and (1 if it abstained, 1) of a judged answer
+    to an unanswerable question, else (0, 0)."""
+    values = tuple(record.values[measure] for measure in averaged)
+    asked = not record.answerable and record.counts["covered"] is not None
+    abstained = asked and record.counts["generated"] == 0
+    return values, _judged_claims(record), (int(abstained), int(asked))
 
 
 def _means(data, by_system):
     """Return each slice's means: per averaged measure and system, then
     pooled support, then correct abstentions, {correct, total} of the
     judged answers to unanswerable questions (None without such)."""
-    slices_of = {}  # each question's slices: each record is read once
-    for part, names in data.slices.items():
-        for name in names:
-            slices_of.setdefault(name, []).append(part)
     found, judged = {}, dict.fromkeys(data.slices, 0)
+    averaged = _averaged(data.measures)
     for part in data.slices:
-        found[part] = {measure: {} for measure in _averaged(data.measures)}
+        found[part] = {measure: {} for measure in averaged}
         found[part].update(pooled_support={}, correct_abstentions={})
     for system, scored in by_system.items():
         in_part = {part: [] for part in data.slices}
-        for name, record in scored.items():
-            for part in slices_of[name]:
-                in_part[part].append(record)
-        for part, records in in_part.items():
+        for name, record in scored.items():  # each read once
+            entry = _slice_entry(record, averaged)
+            for part in data.questions[name].slices:
+                in_part[part].append(entry)
+        for part, entries in in_part.items():
             means, total = found[part], len(data.slices[part])
-            for measure in _averaged(data.measures):
-                values = [record.values[measure] for record in records]
-                means[measure][system] = _macro_mean(values, total)
-            means["pooled_support"][system] = _pooled_support(records)
-            asked = [record for record in records if not record.answerable]
-            claims = [record.counts["generated"] for record in asked
-                      if record.counts["covered"] is not None]
+            values, claims, asked = zip(*entries) if entries else ((),) * 3
+            columns = zip(*values) if values else [()] * len(averaged)
+            for measure, column in zip(averaged, columns):
+                means[measure][system] = _macro_mean(column, total)
+            means["pooled_support"][system] = _pooled_support(claims)
+            correct, answered = map(sum, zip((0, 0), *asked))
             means["correct_abstentions"][system] = {
-                "correct": claims.count(0), "total": len(claims)}
-            judged[part] += len(claims)  # none where runs only retrieve
+                "correct": correct, "total": answered}
+            judged[part] += answered  # none where runs only retrieve
     for part, means in found.items():
         if not judged[part]:
             means["correct_abstentions"] = None
@@ -1479,7 +1497,7 @@ def _tested(data, records):
         budget["draws"] = max(least, share)
         test = _paired(before, after, data.groups, unmatched, budget)
         test["silent_questions"], test["silent_runs"] = silent
-        test["slice_means"] = [_macro_mean(list(side.values()), len(side))
+        test["slice_means"] = [_macro_mean(tuple(side.values()), len(side))
                                for side in (before, after)]
         tested[measure] = test
     return tests
@@ -1743,7 +1761,8 @@ def _significance_findings(judging):
                         before["mean"], after["mean"], before["averaged"],
                         after["averaged"]))
     if rose and measure == "support":
-        old, new = (_pooled_support([record for record in side.values()
+        old, new = (_pooled_support([_judged_claims(record)
+                                     for record in side.values()
                                      if record.answerable])
                     for side in (judging.baseline, judging.candidate))
         # Compared exactly: s1 / g1 < s0 / g0 (no claims on a side: 0 < 0).

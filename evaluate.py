@@ -516,6 +516,7 @@ import sys  # noqa: E402
 
 _MAX_RUNS = 100  # repeated runs of one question by one system
 _MAX_QUESTIONS = 100000  # of a data set: 4 to 8 KiB each, kept
+_MAX_CELLS = 2 * 10 ** 6  # questions x systems: the table's cells, kept
 _MAX_SCORED = 150000  # runs scored in all: about 2.5 KiB each, kept
 _MAX_SYSTEMS = 100  # the baseline among them: each candidate is tested
 _MAX_TAGS = 20  # of one question
@@ -734,15 +735,16 @@ def _check_manifests(manifests, systems):
 def _check_layout(cases, runs, systems):
     """Check that cases and runs are dicts by case name, each run of a
     case and a listed system, each case a dict some system ran, each system
-    one that ran a case, at most _MAX_QUESTIONS, and at most _MAX_SCORED
-    runs scored: twice where a case disputes a label (read leniently too)."""
+    one that ran a case, _MAX_QUESTIONS (fewer past 20 systems) and
+    _MAX_SCORED runs scored: twice where a case disputes a label."""
     for part, value in (("cases", cases), ("runs", runs)):
         if type(value) is not dict:
             raise _invalid(part, "expected a dict, got %s", value)
         _check_keys(value, part)
-    if len(cases) > _MAX_QUESTIONS:
-        raise _invalid("cases", "expected at most %s questions, got %s",
-                       _MAX_QUESTIONS, len(cases))
+    most = min(_MAX_QUESTIONS, _MAX_CELLS // len(systems))
+    if len(cases) > most:
+        raise _invalid("cases", "expected at most %s questions for %s "
+                       "systems, got %s", most, len(systems), len(cases))
     for name, by_system in runs.items():
         if name not in cases:
             raise _invalid("runs", "no case named %s", name)

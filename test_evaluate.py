@@ -3482,7 +3482,10 @@ class DataFile(DataFileCase):
                 map(str, range(99991)), 0)))), "cases: expected at most 100000 keys in all, "
              "got 100001"),
             (data_with(cases=dict.fromkeys(map(str, range(100001)), CASES["region"])),
-             "cases: expected at most 100000 questions, got 100001"),
+             "cases: expected at most 100000 questions for 2 systems, got 100001"),
+            (data_with(systems=list("ABCDEFGHIJKLMNOPQRSTU"), cases=dict.fromkeys(map(
+                str, range(95239)), CASES["region"])), "cases: expected at most 95238 "
+             "questions for 21 systems, got 95239"),
             (data_with(cases={"q%d" % n: CASES["region"] for n in range(75001)}, runs={
                 "q%d" % n: RUNS["region"] for n in range(75001)}), "runs: expected at most "
              "150000 runs scored in all (a lenient reading scores a run again), got 150002"),

@@ -883,8 +883,6 @@ def fixture_scores(system):
             for name in CASES}
 
 
-# rollback, its checklist note ranked third and cited for smoke
-THIRD = {"retrieved": ("rollback", "archive", "checklist"), "claims": (("smoke", ("checklist",)),)}
 SWEEP_CORPUS = {"a": "Note a.", "b": "Note b.", "c": "Note c.", "d": "A distractor."}
 
 
@@ -1214,11 +1212,9 @@ class Readings(TestCase):
         self.assertEqual(evaluate.report(data, explain=True)["review_queue"],
                          [("A", "region", "region", ("archive",)),
                           ("B", "launch", "bonus", ("launch",))])
-        lines = text_of(data, "--explain").splitlines()
-        start = lines.index("claims nobody has labelled, rejected or disputed: the next round of "
-                            "reviewing")
-        self.assertEqual(lines[start + 1:start + 3], ["A | region: claim region citing archive",
-                                                      "B | launch: claim bonus citing launch"])
+        heading = "claims nobody has labelled, rejected or disputed: the next round of reviewing"
+        self.assertEqual(lines_after(text_of(data, "--explain"), heading, 2), [
+            "A | region: claim region citing archive", "B | launch: claim bonus citing launch"])
         fixture = evaluate.report(four_questions(), explain=True)  # lists, each empty
         self.assertEqual((fixture["review_queue"], fixture["orphan_labels"]), ([], []))
         bare = {"retrieved": (), "claims": (("guess", ()),)}  # no citation, and no label either
@@ -1462,7 +1458,7 @@ REPORT_REJECTED = [
      "case[\"grades\"]['checklist']", True),
     ("a group with a space", case_with(group="chat 7"), 'case["group"]', "chat 7"),
     ("a group of 65 characters", case_with(group="g" * 65), 'case["group"]', "g" * 65),
-    ("a tag with a space", case_with(tags=("look up",)), 'case["tags"]', "look up"),
+    ("a tag with a space", case_with(tags=("lookup", "look up")), 'case["tags"]', "look up"),
     ("tags as a list", case_with(tags=["lookup"]), 'case["tags"]', ["lookup"]),
     ("no tags", case_with(tags=()), 'case["tags"]', ()),
     ("21 tags", case_with(tags=tuple("t%d" % index for index in range(21))), 'case["tags"]',
@@ -1657,7 +1653,7 @@ class InputRules(TestCase):
         self.assertRows(fault, rows)
         self.assertEqual(fault_of(evaluate.ndcg, dict(inputs(case=case_with(grades=[2, 1])),
                                                       k=2), 'case["grades"]', [2, 1]), "ok")
-        edges = case_with(tags=tuple("t%d" % index for index in range(20)),
+        edges = case_with(tags=tuple("t%d" % index for index in range(20)), group="g" * 64,
                           grades={"rollback": 100, "checklist": 1})  # the caps, each read
         found = evaluate.report(four_questions(cases=dict(four_questions()["cases"],
                                                           rollback=edges)))
@@ -1676,12 +1672,6 @@ class InputRules(TestCase):
             (({"grades": {"rollback": 1}},), 'case \'rollback\': case["grades"]: expected a '
              'grade for each document of case["relevant"] (\'rollback\', \'checklist\'), '
              "got {'rollback': 1}")])
-
-    def test_a_name_of_64_characters_is_read_where_65_are_refused(self):
-        cases = four_questions()["cases"]
-        longest = dict(cases["rollback"], group="g" * 64)
-        found = evaluate.report(four_questions(cases=dict(cases, rollback=longest)))
-        self.assertIn("rollback", [question["case"] for question in found["questions"]])
 
     def test_a_shown_value_is_its_ascii_repr_cut_to_80_characters(self):
         rng = random.Random(11)
@@ -2035,11 +2025,6 @@ class Comparison(TestCase):
             "B": {"mean": 0.75, "averaged": 2, "total": 3}})
         self.assertEqual([means[name]["correct_abstentions"] for name in TAGS], [
             {"A": {"correct": 0, "total": 1}, "B": {"correct": 1, "total": 1}}, None, None])
-
-    def test_a_tag_with_a_space_is_a_fault_of_its_case(self):
-        owner = dict(CASES["owner"], tags=("lookup", "a b"))
-        self.assertEqual(passed_on("case 'owner': ", evaluate.report, {"data": four_questions(
-            cases=dict(four_questions()["cases"], owner=owner))}, 'case["tags"]', "a b"), "ok")
 
     def test_change_and_verdict_weigh_better_against_worse_and_leave_na_unjudged(self):
         half, na = counts(generated=2), counts(generated=0, supported=0)
@@ -2428,8 +2413,7 @@ class Policy(TestCase):
         alone = evaluate.report(data, summary=True)["summary"]["policy"]["baseline_alone"]
         self.assertEqual([alone["accepted"], alone["strict"]["accepted"],
                           alone["lenient"]["accepted"]], [None] * 3)
-        self.assertIn("baseline A checked alone: none, as no rule of the policy could be "
-                      "checked",
+        self.assertIn("baseline A checked alone: none, as no rule of the policy could be checked",
                       unwrapped(text_of(data, "--summary")).splitlines())
 
     def test_the_decision_takes_the_readings_its_plan_names(self):
@@ -2549,8 +2533,6 @@ class Policy(TestCase):
             ((LOOSE, disclosing), (False, found)),                   # no baseline needed
             ((LOOSE, disclosing, disclosing), (False, found)),       # a baseline's excuses nothing
             (({"critical": ("q",)}, disclosing, QUESTIONS), (False, found)),
-            ((LOOSE, {"q": counts(disclosed=1)}),
-             (False, [("disclosure", "q", "1 restricted document in the top k or cited")])),
             ((LOOSE, QUESTIONS, disclosing), (True, []))]            # only the candidate's count
         self.assertRows(disclosures, rows)
 
@@ -3764,8 +3746,7 @@ class RealLogs(DataFileCase):
         self.assertEqual([line.split()[1] for line in listed[:10]], ["regressed"] * 10)
         self.assertEqual(len(listed), 20)
         self.assertIn("totals: 20 improved, 40 regressed, 0 mixed, 0 unchanged, 0 not judged; "
-                      "50 more moved "
-                      "(--json lists every question)", lines)
+                      "50 more moved (--json lists every question)", lines)
         self.assertLessEqual(max(map(len, lines)), 160)
 
     def test_each_gate_line_names_the_reading_its_reason_comes_from(self):

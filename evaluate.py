@@ -1350,14 +1350,11 @@ def _verdict(before, after):
 
 
 def _macro_mean(values, total):
-    """Return {mean, averaged, total} of a tuple of floats: each question
-    weighs the same; n/a (or a question not run) is counted, never
-    averaged in as 0."""
-    averaged = len(values) - values.count(None)
-    mean = None
-    if averaged:  # filter(None, ...) drops n/a, and 0.0, which adds nothing
-        mean = math.fsum(filter(None, values)) / averaged
-    return {"mean": mean, "averaged": averaged, "total": total}
+    """Return {mean, averaged, total}: each question weighs the same; n/a
+    (or a question not run) is counted, never averaged in as 0."""
+    present = [value for value in values if value is not None]
+    mean = math.fsum(present) / len(present) if present else None
+    return {"mean": mean, "averaged": len(present), "total": total}
 
 
 def _judged_claims(record):
@@ -1499,7 +1496,7 @@ def _tested(data, records):
         budget["draws"] = max(least, share)
         test = _paired(before, after, data.groups, unmatched, budget)
         test["silent_questions"], test["silent_runs"] = silent
-        test["slice_means"] = [_macro_mean(tuple(side.values()), len(side))
+        test["slice_means"] = [_macro_mean(side.values(), len(side))
                                for side in (before, after)]
         tested[measure] = test
     return tests
@@ -1557,11 +1554,12 @@ _NO_ANSWER = "no answer judged against labels"
 
 class _Judging(_Record):
     """What a rule judges: the rule, the policy, the candidate's and the
-    baseline's (or None) _Scored records by name, the declared test and
-    the policy's "tolerance" (or 0) as an exact fraction, read once."""
+    baseline's (or None) _Scored records by name, the declared test, the
+    policy's "tolerance" (or 0) as an exact fraction, read once, and
+    {value: _exact(value)} of the values read so far."""
 
     __slots__ = ("rule", "policy", "candidate", "baseline", "test",
-                 "tolerance")
+                 "tolerance", "read")
 
 
 def _number(count):
@@ -1622,8 +1620,9 @@ def _critical(judging, name):
         new = _counted(judging, record, measure, old is not None)[0]
         after[measure] = new
         if _change(old, new) == "worse":
-            fall = _exact(float(old)) - _exact(float(new))
-            held = held and fall <= tolerance
+            for value in {old, new}.difference(judging.read):
+                judging.read[value] = _exact(float(value))
+            held = held and judging.read[old] - judging.read[new] <= tolerance
             worse.append("%s %.2f -> %.2f" % (measure, old, new))
     detail = _verdict(before, after)
     if worse:  # a 'regressed' or a 'mixed' verdict
@@ -1878,11 +1877,11 @@ def _judged(policy, candidate, baseline, test):
     """Return {accepted, broken, held, unchecked, significance}: a
     candidate judged by a policy beside the baseline (or None)."""
     held, broken, unchecked = [], [], []
-    tolerance = _exact(policy.get("tolerance", 0))
+    tolerance, read = _exact(policy.get("tolerance", 0)), {}
     for rule, (kind, found) in _RULES.items():
         if kind is None or rule in policy:  # always on, or set
             judging = _Judging(rule, policy, candidate, baseline, test,
-                               tolerance)
+                               tolerance, read)
             for holds, finding in found(judging):
                 if holds is None:
                     unchecked.append((rule, finding[2]))

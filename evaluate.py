@@ -2009,9 +2009,8 @@ def _to_review(data, records):
     for system, scored in records.strict.items():
         for name, record in scored.items():
             question = data.questions[name]
-            labelled = set(question.case["support"] or ())
-            for key in _JUDGEMENTS:  # optional, disputed or rejected
-                labelled.update(question.case.get(key, ()))
+            labelled = set(question.case["support"] or ()).union(*(
+                question.case.get(key, ()) for key in _JUDGEMENTS))
             for run, (_, counts) in zip(question.runs[system], record.runs):
                 judged = counts["supported"] is not None  # an answer, judged
                 for claim_id, citations in run["claims"] or ():
@@ -2019,19 +2018,6 @@ def _to_review(data, records):
                     if judged and claim_id not in labelled:
                         queue[system, name, claim_id, citations] = None
     return list(queue), list(orphans)
-
-
-def _disclosures(by_system):
-    """Return {system: [(case, the restricted documents it disclosed)]}."""
-    found = {system: [] for system in by_system}
-    for system, scored in by_system.items():
-        for name, record in scored.items():
-            if record.counts["disclosed"]:
-                documents = dict.fromkeys(  # in the order they disclose
-                    doc_id for explained in record.explained
-                    for doc_id in explained["disclosed"])
-                found[system].append((name, tuple(documents)))
-    return found
 
 
 def _summary(data, records):
@@ -2043,12 +2029,17 @@ def _summary(data, records):
                 for name, question in data.questions.items()
                 for claim, sources in
                 question.case.get("disputed", {}).items()]
-    from itertools import islice
-    missing = {}  # the first ten of the questions a system did not run
+    missing, disclosed = {}, {}  # of each system: not run, disclosed
     for system, scored in records.strict.items():
-        names = (name for name in data.questions if name not in scored)
-        missing[system] = {"count": len(data.questions) - len(scored),
-                           "cases": list(islice(names, 10))}
+        names = [name for name in data.questions if name not in scored]
+        missing[system] = {"count": len(names), "cases": names[:10]}
+        disclosed[system] = []  # (case, the restricted documents)
+        for name, record in scored.items():
+            if record.counts["disclosed"]:
+                documents = dict.fromkeys(  # in the order they disclose
+                    doc_id for explained in record.explained
+                    for doc_id in explained["disclosed"])
+                disclosed[system].append((name, tuple(documents)))
     return {
         "slices": data.slices,
         "not_run": missing,
@@ -2060,7 +2051,7 @@ def _summary(data, records):
                                     tested["strict"][candidate],
                                     decided and decided[candidate])
                         for candidate in systems[1:]],
-        "disclosures": _disclosures(records.strict),
+        "disclosures": disclosed,
         "policy": None if policy is None else {
             "rules": policy, "baseline_alone": decided[systems[0]]},
         "groups": None if data.groups is None
@@ -2108,29 +2099,16 @@ def _opened(path, where=""):
     """Return the regular file at path open in "rb" (a FIFO would wait)."""
     try:
         path = os.fspath(path)  # a str or bytes: open(1) reads a descriptor
+        if stat.S_ISREG(os.stat(path).st_mode):
+            return open(path, "rb")
     except TypeError:
         raise _invalid("path", "expected the path of a file, got %s",
                        path) from None
-    try:
-        if stat.S_ISREG(os.stat(path).st_mode):
-            return open(path, "rb")
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
         reason = getattr(error, "strerror", None) or error
         raise EvaluationError(where + "cannot be read: %s" % reason) from None
     raise EvaluationError(where + "is not a regular file (a directory, a "
                           "FIFO, a socket or a device)")
-
-
-def _containers(raw):
-    """Return how many arrays and objects the JSON text raw holds: its
-    brackets, those in strings left out when there are too many."""
-    count = raw.count(b"[") + raw.count(b"{")
-    if count > _MAX_CONTAINERS:  # strings may hold some: count again
-        import re
-        # Each match: a string, as b"" (one shared object), or a bracket.
-        found = re.findall(rb'"[^"\\]*(?:\\.[^"\\]*)*"|([\[{])', raw)
-        count = len(found) - found.count(b"")
-    return count
 
 
 def _one_value_per_key(pairs):
@@ -2170,12 +2148,18 @@ def _as_tuples(value, depth=0):
 def load_data(path):
     """Return the data of a JSON data file, its arrays as tuples."""
     import json  # only this path reads JSON
+    import re  # json imports it too
     with _opened(path) as file:
         raw = file.read(_MAX_FILE_BYTES + 1)  # whatever size it reports
     if len(raw) > _MAX_FILE_BYTES:
         raise EvaluationError("holds more than %d bytes, the most read"
                               % _MAX_FILE_BYTES)
-    if _containers(raw) > _MAX_CONTAINERS:  # each costs memory, read
+    containers = raw.count(b"[") + raw.count(b"{")  # arrays and objects
+    if containers > _MAX_CONTAINERS:  # strings may hold some: count again
+        # Each match: a string, as b"" (one shared object), or a bracket.
+        found = re.findall(rb'"[^"\\]*(?:\\.[^"\\]*)*"|([\[{])', raw)
+        containers = len(found) - found.count(b"")
+    if containers > _MAX_CONTAINERS:  # each costs memory, read
         raise EvaluationError("holds more than %d arrays and objects, the "
                               "most read" % _MAX_CONTAINERS)
     try:
@@ -2191,8 +2175,7 @@ def load_data(path):
         raise EvaluationError("is nested more than %d deep"
                               % _MAX_DEPTH) from None
     except (json.JSONDecodeError, KeyError) as error:
-        if type(error) is KeyError:  # NaN or an infinity: the first one
-            import re  # outside a string is the fault
+        if type(error) is KeyError:  # the first NaN or infinity outside a string
             found = next(found for found in re.finditer(
                 r'"[^"\\]*(?:\\.[^"\\]*)*"|-?Infinity|NaN', text)
                 if found.group()[0] != '"')

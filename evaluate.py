@@ -1372,44 +1372,35 @@ def _pooled_support(pairs):
     return {"supported": supported, "generated": generated, "ratio": ratio}
 
 
-def _slice_entry(record, averaged):
-    """Return what a record adds to each slice it is in: its averaged
-    values, _judged_claims(), and (1 if it abstained, 1) of a judged answer
-    to an unanswerable question, else (0, 0)."""
-    values = tuple(record.values[measure] for measure in averaged)
-    asked = not record.answerable and record.counts["covered"] is not None
-    abstained = asked and record.counts["generated"] == 0
-    return values, _judged_claims(record), (int(abstained), int(asked))
-
-
 def _means(data, by_system):
     """Return each slice's means: per averaged measure and system, then
     pooled support, then correct abstentions, {correct, total} of the
     judged answers to unanswerable questions (None without such)."""
-    found, judged = {}, dict.fromkeys(data.slices, 0)
     averaged = _averaged(data.measures)
-    for part in data.slices:
-        found[part] = {measure: {} for measure in averaged}
-        found[part].update(pooled_support={}, correct_abstentions={})
+    keys = [*averaged, "pooled_support", "correct_abstentions"]
+    found = {part: {key: {} for key in keys} for part in data.slices}
     for system, scored in by_system.items():
         in_part = {part: [] for part in data.slices}
         for name, record in scored.items():  # each read once
-            entry = _slice_entry(record, averaged)
+            asked = not record.answerable and record.counts["covered"] is not None
+            abstained = asked and record.counts["generated"] == 0
+            entry = (tuple(record.values[each] for each in averaged),
+                     _judged_claims(record), (int(abstained), int(asked)))
             for part in data.questions[name].slices:
                 in_part[part].append(entry)
         for part, entries in in_part.items():
             means, total = found[part], len(data.slices[part])
-            values, claims, asked = zip(*entries) if entries else ((),) * 3
+            values, claims, tallies = zip(*entries) if entries else ((),) * 3
             columns = zip(*values) if values else [()] * len(averaged)
             for measure, column in zip(averaged, columns):
                 means[measure][system] = _macro_mean(column, total)
             means["pooled_support"][system] = _pooled_support(claims)
-            correct, answered = map(sum, zip((0, 0), *asked))
+            correct, answered = map(sum, zip((0, 0), *tallies))
             means["correct_abstentions"][system] = {
                 "correct": correct, "total": answered}
-            judged[part] += answered  # none where runs only retrieve
-    for part, means in found.items():
-        if not judged[part]:
+    for means in found.values():  # none judged where runs only retrieve
+        per_system = means["correct_abstentions"].values()
+        if not any(each["total"] for each in per_system):
             means["correct_abstentions"] = None
     return found
 
@@ -1466,9 +1457,8 @@ def _sides(before, after, names, measure, read, silence):
 
 def _tested(data, records):
     """Return {reading: {candidate: {measure: paired test}}} against the
-    baseline on the answerable slice, in one budget: strictly of each
-    averaged measure (past _MAX_TESTED candidates, the declared one),
-    leniently of the declared one."""
+    baseline on the answerable slice, in one budget: strictly of the
+    measures _MAX_TESTED allows, leniently of the declared one."""
     policy, systems = data.policy or {}, data.systems
     declared = policy.get("significance", {}).get("metric")
     declared = [declared] if declared else []
@@ -1503,11 +1493,10 @@ def _tested(data, records):
 
 
 def _comparison(data, records, candidate, tests, decided):
-    """Return the comparison of a candidate with the baseline: each
-    question both ran, its verdict and its moved values (measure, before,
-    after, judged: neither n/a); its floor, the lowest p were every
-    answerable unit both ran to move one way, against alpha of a declared
-    test (else 0.05)."""
+    """Return the comparison of a candidate with the baseline: each question
+    both ran, its verdict and its moved values (measure, before, after,
+    judged: neither n/a); its floor, the lowest p were every answerable unit
+    both ran to move one way, against alpha of a declared test."""
     systems = (data.systems[0], candidate)
     before, after = records.strict[systems[0]], records.strict[candidate]
     changes = []
@@ -1937,9 +1926,8 @@ def _by_readings(data, records, judged, systems):
     # one; where one could judge nothing, there is nothing to accept.
     taken = {"strict": [strict], "lenient": [loose], "both": [strict, loose]}
     accepted = [each["accepted"] for each in taken[plan]]
-    names = set()
-    if strict["accepted"] != loose["accepted"]:
-        names = {subject for rule, subject in strictly ^ leniently}
+    apart = strict["accepted"] != loose["accepted"]
+    names = {subject for rule, subject in strictly ^ leniently if apart}
     for part in names.intersection(_SLICES):
         for system in systems:
             before, after = records.strict[system], records.lenient[system]

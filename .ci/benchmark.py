@@ -1,15 +1,12 @@
 """Measure what a user waits for: CPU seconds and peak memory of the worst shapes.
 
-    python .ci/benchmark.py                     every shape below (about 15 minutes)
-    python .ci/benchmark.py NAME ...            the shapes so named (fixture, floats, real_10k, ...)
+    python .ci/benchmark.py [NAME ...]          every shape below (15 minutes), or those named
     python .ci/benchmark.py --data FILE Q D     only write a data file of Q questions, D documents
     python .ci/benchmark.py --graded FILE       only write graded data of repeated runs
 
-Each shape's files are written by a process of its own, then demo.py --summary reads them in
-another: its CPU seconds and peak resident MiB, from os.wait4(). README.md's Limits table gives
-the figures of CPython 3.8.18 on a 2-core machine shared with other work, 2026-12-07; the
-shapes it does not list are refused in a line: 1,000,001 qrels topics, a line of 50,000,000
-columns.
+Each shape's files are written by one process, then demo.py --summary reads them in another:
+its CPU seconds and peak resident MiB, from os.wait4(). README.md's Limits table gives them on
+CPython 3.8.18; 1,000,001 qrels topics and a line of 50,000,000 columns are refused.
 """
 import json
 import os
@@ -105,15 +102,21 @@ def ignored_keys(count, cases, each):
                       separators=(",", ":"))
 
 
-def labelled(questions):
-    """Return questions each of every kind of label, each run by one system of 4 claims."""
-    case = {"relevant": ["d"], "support": {"c": ["d"]}, "optional": {"e": ["d"]},
-            "rejected": ["f"], "restricted": ["r"], "grades": {"d": 2}, "tags": ["t"]}
-    claims = [[claim, [doc]] for claim, doc in zip("cefg", "ddrd")]
-    run = {"retrieved": ["d", "r"], "claims": claims}
-    names = ["q%d" % number for number in range(questions)]
-    return {"systems": ["A"], "corpus": {"d": None, "r": None},
-            "cases": dict.fromkeys(names, case), "runs": {name: {"A": run} for name in names}}
+def labelled(questions, systems):
+    """Return the JSON of questions of every label, 20 of 100 tags, even ones disputed too."""
+    rng, tags = random.Random(1), ["t%d" % number for number in range(100)]
+    d, e, f, g, h, r = "中文字母表示"
+    case = {"relevant": [d, e, f, g, h], "support": {"c": [d, e]}, "optional": {"e": [f]},
+            "rejected": ["f"], "restricted": [r], "grades": dict.fromkeys([d, e, f, g, h], 2)}
+    run = {"retrieved": [d, e, f, g, h, r], "claims": [["c", [d]], ["e", [f]], ["f", [r]],
+                                                      ["g", [e]]]}
+    names = ["s%d" % number for number in range(systems)]
+    data = {"k": 5, "systems": names, "cases": {}, "runs": {}}
+    for number in range(questions):
+        data["cases"]["q%d" % number] = dict(case, tags=rng.sample(tags, 20), **(
+            {"disputed": {"c": [g, h]}} if number % 2 == 0 else {}))
+        data["runs"]["q%d" % number] = {names[number % systems]: run}
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def empty_objects(count):
@@ -124,12 +127,14 @@ def empty_objects(count):
 
 
 def trec(folder, qrels, run, k=10):
-    """Write qrels, then a run, of the lines qrels(n) and run(n) give for n = 0, 1, ...,
-    until they give none or 150 MB in all; return demo.py's options."""
+    """Write qrels, then a run: a line, or the lines a function of n = 0, 1, ... gives until it
+    gives none or 150 MB in all; return demo.py's options."""
     arguments = ["--qrels", os.path.join(folder, "qrels"), "--run", os.path.join(folder, "run"),
                  "--k", str(k)]
     left = 150 * 10 ** 6 - 100  # room for a run's first line
     for path, line in zip(arguments[1:4:2], (qrels, run)):
+        if type(line) is str:
+            line = lambda n, text=line: "" if n else text  # noqa: E731  (the first alone)
         with open(path, "w") as file:
             for start in range(0, 10 ** 9, 10 ** 5):
                 lines = "".join(map(line, range(start, start + 10 ** 5)))
@@ -138,11 +143,6 @@ def trec(folder, qrels, run, k=10):
                 file.write(lines)
                 left -= len(lines)
     return arguments
-
-
-def once(line):
-    """Return a function of n that gives line for n = 0 alone."""
-    return lambda n: "" if n else line
 
 
 SHAPES = {  # name: (what, its data, or a function of a folder that writes TREC files)
@@ -157,18 +157,18 @@ SHAPES = {  # name: (what, its data, or a function of a folder that writes TREC 
                       lambda: graded(100, 20, 4000, 150, runs=5)),
     "ignored_keys": ("99,990 ignored case keys of 6 to 10 letters, 100,000 cases of 14",
                      lambda: ignored_keys(99990, 100000, 14)),
-    "labels_100k": ("100,000 questions of 7 labels and 4 claims x 1 system, the most questions",
-                    lambda: labelled(100000)),
+    "labels_62k": ("62,000 questions of every label, 20 of 100 tags, half disputed, x 20 "
+                   "systems, each question run by one", lambda: labelled(62000, 20)),
     "empty_objects": ("2,999,000 empty objects in an ignored key, nearly the most read",
                       lambda: empty_objects(2999000)),
     "trec_topics": ("TREC run of one-line topics the qrels lack",
-                    lambda folder: trec(folder, once("1 0 D 1\n"), "%d 0 D 1 1 r\n".__mod__)),
+                    lambda folder: trec(folder, "1 0 D 1\n", "%d 0 D 1 1 r\n".__mod__)),
     "trec_qrels": ("TREC qrels of one-document topics",
-                   lambda folder: trec(folder, "%d 0 D 1\n".__mod__, once("1 0 D 1 1 r\n"))),
+                   lambda folder: trec(folder, "%d 0 D 1\n".__mod__, "1 0 D 1 1 r\n")),
     "trec_wide": ("TREC run of one line of 50,000,000 columns", lambda folder: trec(
-        folder, once("1 0 D 1\n"), once("1 0 D 1 1 r" + " x" * 50000000 + "\n"))),
+        folder, "1 0 D 1\n", "1 0 D 1 1 r" + " x" * 50000000 + "\n")),
     "trec_deep": ("TREC run of one topic, every line a document",
-                  lambda folder: trec(folder, once("1 0 D1 1\n"), "1 0 D%d 1 1 r\n".__mod__)),
+                  lambda folder: trec(folder, "1 0 D1 1\n", "1 0 D%d 1 1 r\n".__mod__)),
     "trec_kept": ("TREC run of 4,999 topics x 1,000 of 1-character IDs at k = 1000, all kept",
                   lambda folder: trec(folder, lambda n: "%d 0 D 1\n" % n if n < 4999 else "",
                                       lambda n: "%d 0 %s 1 %d r\n" % (n // 1000, chr(
@@ -183,8 +183,9 @@ def write_shape(name, folder):
     if name.startswith("trec"):
         arguments = make(folder)
     else:
-        with open(arguments[1], "w") as file:
-            file.write(make() if name == "ignored_keys" else json.dumps(make()))
+        made = make()  # data, or its JSON text
+        with open(arguments[1], "w", encoding="utf-8") as file:
+            file.write(made if type(made) is str else json.dumps(made))
     size = sum(os.path.getsize(path) for path in arguments[1:4:2])
     print("%s (%.1f MB):" % (what, size / 10 ** 6), end=" ", flush=True)
     with open(os.path.join(folder, "arguments"), "w") as file:

@@ -557,10 +557,9 @@ def _check_names(value, field, most):
 
 
 def _check_extra(case, corpus, known=_ALL_CASE_KEYS):
-    """Check a case as _check_case() does, a typo of the keys only a report
-    reads included, then those keys, if given: its "grades" (an int from 1
-    to 100 for each relevant document, the gain of nDCG), its "group" (the
-    conversation or topic it belongs to) and its "tags" (each a slice)."""
+    """Check a case as _check_case() does, typos of the keys only a report
+    reads too, then those keys if given: "grades" (nDCG's gains), "group"
+    (the conversation or topic it is in) and "tags" (each a slice)."""
     _check_case(case, corpus, known)
     if "grades" in case:
         _check_dict_of(case["grades"], 'case["grades"]', case["relevant"]
@@ -834,20 +833,6 @@ def _question(name, case, by_system, corpus, known):
     return _Question(name, case, runs, answerable, lookups, slices)
 
 
-def _named(questions):
-    """Return the documents that the cases and runs name, for data without
-    a corpus: relevant, restricted, sources (disputed too) and retrieved;
-    a citation of any other is "not in the corpus"."""
-    named = set()
-    for question in questions.values():
-        relevant, _, labels, restricted = question.lookups.get(
-            "lenient", question.lookups["strict"])
-        named.update(relevant or (), restricted, *(labels or {}).values(),
-                     *(run["retrieved"] for runs in question.runs.values()
-                       for run in runs))
-    return named
-
-
 def _checked(data):
     """Return a data set (a dict of _DATA_KEYS) checked once, as _Data: its
     keys, k, systems and notes, the manifests, the corpus, the layout of
@@ -871,17 +856,23 @@ def _checked(data):
                  for name, case in cases.items()}
     # The slices: the answerable, the unanswerable, then "tag:NAME" per tag
     # in the order tags are first used; each holds names in case order.
-    slices = {part: [] for part in _SLICES}
+    slices, named = {part: [] for part in _SLICES}, set()
     for question in questions.values():
         for part in question.slices:
             slices.setdefault(part, []).append(question.name)
+        if corpus is None:  # the IDs named, disputed sources too
+            relevant, _, labels, restricted = question.lookups.get(
+                "lenient", question.lookups["strict"])
+            named.update(relevant or (), restricted, *(labels or {}).values(),
+                         *(run["retrieved"] for runs in question.runs.values()
+                           for run in runs))
     if len(slices) > len(_SLICES) + _MAX_TAGS_IN_ALL:
         raise _invalid("cases", "expected at most %s tags in all, got %s",
                        _MAX_TAGS_IN_ALL, len(slices) - len(_SLICES))
     groups = {name: case.get("group") for name, case in cases.items()}
     if not any(groups.values()):  # no case names one
         groups = None
-    checked = _Data(parts["k"], systems, corpus or _named(questions),
+    checked = _Data(parts["k"], systems, corpus or named,
                     questions, parts["policy"], parts["manifests"], measures,
                     slices, groups, parts["notes"])
     if checked.policy is not None:  # a fault of the data, whatever is asked
@@ -926,8 +917,7 @@ def _mean(values, exact=False):
 
 def _scored_run(data, question, run, reads):
     """Return {reading: (values, counts)} of one checked run, values in the
-    order of the data's measures (_values(), or a measure's own "value" of
-    reads[measure] or the case), and its explanation, as explain() gives."""
+    order of the data's measures, and its explanation, as explain() gives."""
     retrieved, claims, case = run["retrieved"], run["claims"], question.case
     judged = {reading: _judgement(lookups, retrieved, claims, data.k,
                                   data.corpus)
@@ -955,8 +945,7 @@ def _scored_run(data, question, run, reads):
 
 def _records(data):
     """Return the _Records of checked data: each question each system ran,
-    scored and explained run by run; a repeated run's values and counts
-    are their means."""
+    scored and explained run by run."""
     disputed = any("lenient" in question.lookups
                    for question in data.questions.values())
     records = _Records({system: {} for system in data.systems},

@@ -1043,8 +1043,7 @@ def _subset_sums(sizes):
 
 def _exact_p(sizes, observed, budget):
     """Return the exact p of moved units of whole sizes whose signed sum is
-    observed from 0, or None when budget["steps"] cannot pay for it (it
-    pays what it costs)."""
+    observed from 0, paid from budget["steps"], or None if it cannot pay."""
     from bisect import bisect_right
     from fractions import Fraction
     from operator import add
@@ -1059,8 +1058,6 @@ def _exact_p(sizes, observed, budget):
     counting = m * (limit + 1) * -(-m // 1000)  # a cell of m bits: a step a 1,000
     if m <= _MAX_LISTED and listing <= budget["steps"]:
         budget["steps"] -= listing
-        # Listed: each subset sum of one half meets the sorted subset sums
-        # of the other half.
         low = sorted(_subset_sums(sizes[:m // 2]))
         count = sum(bisect_right(low, limit - total)
                     for total in _subset_sums(sizes[m // 2:]))
@@ -1077,13 +1074,23 @@ def _exact_p(sizes, observed, budget):
     return Fraction(2 * count, 2 ** m)
 
 
-def _plus_parts(units, count, draws):
-    """Return `count` exact sums of the plus parts of random sign
-    assignments of the units. A size 32 units or more share counts once a
-    one bit of a draw of as many bits; of the other units, each byte of a
-    draw picks one of the 256 subset sums of 8 units, listed once."""
+def _sampled_count(sizes, observed, count):
+    """Return how many of `count` random sign assignments of the float
+    sizes give a sum at least `observed` from 0, from a seed the sizes fix."""
     from collections import Counter
     from operator import add
+    from random import Random
+    # Each size in whole units of 2**-52 of the total, so that every sum is
+    # exact. Rounding moves a sum by under 2 units a size: a draw that close
+    # counts as extreme, so rounding can only raise p.
+    scale = 2 ** 52 / math.fsum(sizes)
+    units = [float(round(size * scale)) for size in sizes]
+    total = sum(units)
+    limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
+    draws = Random(_SEED * 2 ** 64 + int(total) + len(units))
+    # The sums of the plus parts: a size 32 units or more share counts once
+    # a one bit of a draw of as many bits; of the other units, each byte of
+    # a draw picks one of the 256 subset sums of 8 units, listed once.
     shared = Counter(units)
     rare = [unit for unit in units if shared[unit] < 32][::-1]
     tables = [_subset_sums(rare[start:start + 8])
@@ -1097,24 +1104,8 @@ def _plus_parts(units, count, draws):
             plus = [size * bin(draws.getrandbits(many)).count("1")
                     for _ in range(count)]
             sums = list(map(add, sums, plus))
-    return sums
-
-
-def _sampled_count(sizes, observed, count):
-    """Return how many of `count` random sign assignments of the float
-    sizes give a sum at least `observed` from 0, from a seed the sizes fix:
-    the same on every CPython, another for other data."""
-    from random import Random
-    # Each size in whole units of 2**-52 of the total, so that every sum is
-    # exact. Rounding moves a sum by under 2 units a size: a draw that close
-    # counts as extreme, so rounding can only raise p.
-    scale = 2 ** 52 / math.fsum(sizes)
-    units = [float(round(size * scale)) for size in sizes]
-    total = sum(units)
-    limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
-    draws = Random(_SEED * 2 ** 64 + int(total) + len(units))
-    return sum(plus <= limit or plus >= total - limit
-               for plus in _plus_parts(units, count, draws))
+    return sum(part <= limit or part >= total - limit
+               for part in sums)
 
 
 def _upper_bound(hits, draws):

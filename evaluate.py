@@ -1058,6 +1058,8 @@ def _exact_p(sizes, observed, budget):
     counting = m * (limit + 1) * -(-m // 1000)  # a cell of m bits: a step a 1,000
     if m <= _MAX_LISTED and listing <= budget["steps"]:
         budget["steps"] -= listing
+        # Listed: each subset sum of one half meets the sorted subset sums
+        # of the other half.
         low = sorted(_subset_sums(sizes[:m // 2]))
         count = sum(bisect_right(low, limit - total)
                     for total in _subset_sums(sizes[m // 2:]))

@@ -1591,9 +1591,11 @@ def _critical(judging, name):
         new = _counted(judging, record, measure, old is not None)[0]
         after[measure] = new
         if _change(old, new) == "worse":
-            for value in {old, new}.difference(judging.read):
-                judging.read[value] = _exact(float(value))
-            held = held and judging.read[old] - judging.read[new] <= tolerance
+            for value in (old, new):  # each read once in a judgement
+                if value not in judging.read:
+                    judging.read[value] = _exact(float(value))
+            fall = judging.read[old] - judging.read[new]
+            held = held and fall <= tolerance
             worse.append("%s %.2f -> %.2f" % (measure, old, new))
     detail = _verdict(before, after)
     if worse:  # a 'regressed' or a 'mixed' verdict

@@ -2433,15 +2433,12 @@ def _decided_words(decided):
         return "none, as the data has no policy"
     if decided["accepted"] is None:
         return "none, as no rule of the policy could be checked"
-    loose, test = decided["lenient"], decided["strict"]["significance"]
-    if decided["accepted"]:  # with what the acceptance rests on, if anything
-        text = "accepted"
-        if loose and loose["accepted"] != decided["strict"]["accepted"]:
-            text += " under the plan %r, the readings disagreeing" % decided["plan"]
-        if test and test["unmatched_runs"]:
-            unmatched = _plural(test["unmatched_runs"], "question")
-            text += " (more runs on one side on %s)" % unmatched
-        return text
+    test = decided["strict"]["significance"]
+    if decided["accepted"] and test and test["unmatched_runs"]:
+        return "accepted (more runs on one side on %s)" % _plural(
+            test["unmatched_runs"], "question")
+    if decided["accepted"]:
+        return "accepted"
     broken = decided["findings"]  # the gravest first
     rule, subject, detail, readings = broken[0]
     text = "not accepted, first: %s %s (%s)" % (rule, subject, detail)
@@ -2455,26 +2452,22 @@ def _decided_words(decided):
 def _compared_lines(compared, label, most):
     """Return what the run manifests changed, and the questions that moved."""
     changed, lines = compared["manifest_changes"], []
-    if changed is not None:
-        lines += ["", "run manifests: what changed from %(baseline)s to "
-                  "%(candidate)s (corpus, questions, permissions and rubric are "
-                  "held constant)" % compared]
-    if changed == []:
-        lines.append("nothing changed")
-    for field, old, new in changed or ():
-        old, new = ["(none)" if value is None else _shown(value)
-                    for value in (old, new)]  # cut to 80 characters
-        lines.append("%s: %s -> %s" % (field, old, new))
-    if changed and len(changed) > 1:  # the course: one change at a time
-        lines.append("%d things changed at once: which of them made the difference "
-                     "is unknown; change one at a time" % len(changed))
+    if changed is not None:  # each value cut to 80 characters
+        shown = ["%s: %s -> %s" % (field, _shown(old), _shown(new))
+                 for field, old, new in changed]
+        lines += ["", "run manifests: what changed from %(baseline)s "
+                  "to %(candidate)s" % compared] + (shown or ["nothing changed"])
+    if changed and len(changed) > 1:  # the course: one at a time
+        lines.append("%d things changed at once: which of them made the "
+                     "difference is unknown; change one at a time"
+                     % len(changed))
     if not compared["shared"]:
         return lines + ["", "%(candidate)s against %(baseline)s: no "
                         "question was run by both: nothing compared"
                         % compared]
-    lines += ["", "per-question change from %s to %s on the %s both ran (a pair with n/a on "
-              "either side is shown, not judged)" % (compared["baseline"], compared[
-                  "candidate"], _plural(compared["shared"], "question"))]
+    lines += ["", "per-question change from %s to %s on the %s both ran" % (
+        compared["baseline"], compared["candidate"],
+        _plural(compared["shared"], "question"))]
     moved = [item for item in compared["changes"] if item["moved"]]
     moved.sort(key=lambda item: item["verdict"] not in ("regressed", "mixed"))
     for item in moved[:most]:
@@ -2485,8 +2478,7 @@ def _compared_lines(compared, label, most):
     totals = ", ".join("%d %s" % (count, name)
                        for name, count in compared["totals"].items())
     if len(moved) > most:
-        totals += "; %d more moved (--json lists every question)" % (
-            len(moved) - most)
+        totals += "; %d more moved" % (len(moved) - most)
     return lines + ["totals: " + totals]
 
 
@@ -2609,11 +2601,8 @@ def _summary_lines(result, label):
                               summary["lenient_means"]["answerable"], label,
                               ", lenient reading (disputed labels count as support)")
         lines.append("disputed labels: " + _disputes(summary["disputed_labels"]))
-    lines += ["", "n/a rule: a macro mean skips questions without a value and says "
-              "how many it averaged; n/a never counts as 0."]
     lines += _paired_lines(comparisons, summary["groups"], label)
-    lines += ["", "restricted documents disclosed (in the top k or "
-              "cited); no score and no policy can excuse one"]
+    lines += ["", "restricted documents disclosed (in the top k or cited)"]
     disclosed = []
     for system, found in summary["disclosures"].items():
         named = ["%s: %s" % (name, ", ".join(documents)) for name, documents in found]

@@ -2461,10 +2461,6 @@ def _compared_lines(compared, label, most):
         lines.append("%d things changed at once: which of them made the "
                      "difference is unknown; change one at a time"
                      % len(changed))
-    if not compared["shared"]:
-        return lines + ["", "%(candidate)s against %(baseline)s: no "
-                        "question was run by both: nothing compared"
-                        % compared]
     lines += ["", "per-question change from %s to %s on the %s both ran" % (
         compared["baseline"], compared["candidate"],
         _plural(compared["shared"], "question"))]

@@ -3702,7 +3702,7 @@ class RealLogs(DataFileCase):
                for question in evaluate.report(alone)["questions"]]
         self.assertEqual(ran, [["A"], ["B"], ["A"], ["B"]])  # each row as its system ran
         status, out, err = demo_output("--data", self.write(alone), "--gate", "--summary")
-        self.assertEqual((status, "B against A: no question was run by both: nothing compared"
+        self.assertEqual((status, "per-question change from A to B on the 0 questions both ran"
                           in out.splitlines()), (3, True))
         self.assertEqual(err, "B against A: not accepted, first: comparison questions (no "
                               "question was run by both: nothing compared), and 4 more broken\n")

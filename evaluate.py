@@ -2454,9 +2454,9 @@ def _compared_lines(compared, label, most):
     changed, lines = compared["manifest_changes"], []
     if changed is not None:  # each value cut to 80 characters
         shown = ["%s: %s -> %s" % (field, _shown(old), _shown(new))
-                 for field, old, new in changed]
+                 for field, old, new in changed] or ["nothing changed"]
         lines += ["", "run manifests: what changed from %(baseline)s "
-                  "to %(candidate)s" % compared] + (shown or ["nothing changed"])
+                  "to %(candidate)s" % compared] + shown
     if changed and len(changed) > 1:  # the course: one at a time
         lines.append("%d things changed at once: which of them made the "
                      "difference is unknown; change one at a time"

@@ -2597,6 +2597,8 @@ def _summary_lines(result, label):
                               summary["lenient_means"]["answerable"], label,
                               ", lenient reading (disputed labels count as support)")
         lines.append("disputed labels: " + _disputes(summary["disputed_labels"]))
+    lines += ["", "n/a rule: a macro mean skips questions without a value and"
+              " says how many it averaged; n/a never counts as 0."]
     lines += _paired_lines(comparisons, summary["groups"], label)
     lines += ["", "restricted documents disclosed (in the top k or cited)"]
     disclosed = []

@@ -3072,6 +3072,9 @@ A | 0.50 (3) | 0.83 (3) | 0.83 (3) | 0.67 (3) | 0.50 (3) | 2/3 = 0.67
 B | 0.67 (3) | 1.00 (3) | 1.00 (3) | 1.00 (3) | 1.00 (3) | 5/5 = 1.00
 disputed labels: launch: bonus <- launch
 
+n/a rule: a macro mean skips questions without a value and says how many it averaged; n/a \
+never counts as 0.
+
 paired sign-flip test against A on the answerable slice (each question is one pair)
 B | P@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1 (exact)
 B | R@2 | mean +0.17 (3 of 3) | wins 1, ties 2, losses 0 | p = 1 (exact)

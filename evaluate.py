@@ -834,9 +834,7 @@ def _question(name, case, by_system, corpus, known):
 
 
 def _checked(data):
-    """Return a data set (a dict of _DATA_KEYS) checked once, as _Data: its
-    keys, k, systems and notes, the manifests, the corpus, the layout of
-    cases and runs, each case and run in full, the tags, then the policy."""
+    """Return a data set (a dict of _DATA_KEYS) checked once, as _Data."""
     parts = _data_parts(data)
     cases, systems, corpus = parts["cases"], parts["systems"], parts["corpus"]
     if parts["manifests"] is not None:
@@ -881,8 +879,6 @@ def _checked(data):
 
 
 # --- The scored records ----------------------------------------------------
-# Each checked run is scored once in each reading, at a cost of what it
-# holds and k (_lookups() read the labels). Everything below reads these.
 
 class _Scored(_Record):
     """One question run by one system, in one reading: {measure: the mean

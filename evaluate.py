@@ -622,8 +622,7 @@ def ndcg(corpus, case, run, *, k=2):
 # n/a without an answer (a candidate's silence counts as "lowest", 0.0
 # unless given: see _sides()); "needs": the case key without which data
 # leaves it out; "value": a function of (the case, or what "reads" of it
-# and k gives once), the run and k, else evaluate()'s. To add a measure,
-# add its entry.
+# and k gives once), the run and k, else evaluate()'s.
 MEASURES = {
     "precision": {"label": "P@%d", "n/a": "nothing is labelled relevant"},
     "recall": {"label": "R@%d", "n/a": "nothing is labelled relevant"},
@@ -852,8 +851,6 @@ def _checked(data):
     questions = {name: _question(name, case, parts["runs"][name], corpus,
                                  known)
                  for name, case in cases.items()}
-    # The slices: the answerable, the unanswerable, then "tag:NAME" per tag
-    # in the order tags are first used; each holds names in case order.
     slices, named = {part: [] for part in _SLICES}, set()
     for question in questions.values():
         for part in question.slices:

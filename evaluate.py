@@ -622,8 +622,7 @@ def ndcg(corpus, case, run, *, k=2):
 # n/a without an answer (a candidate's silence counts as "lowest", 0.0
 # unless given: see _sides()); "needs": the case key without which data
 # leaves it out; "value": a function of (the case, or what "reads" of it
-# and k gives once), the run and k, else evaluate()'s. To add a measure,
-# add its entry.
+# and k gives once), the run and k, else evaluate()'s.
 MEASURES = {
     "precision": {"label": "P@%d", "n/a": "nothing is labelled relevant"},
     "recall": {"label": "R@%d", "n/a": "nothing is labelled relevant"},
@@ -834,9 +833,7 @@ def _question(name, case, by_system, corpus, known):
 
 
 def _checked(data):
-    """Return a data set (a dict of _DATA_KEYS) checked once, as _Data: its
-    keys, k, systems and notes, the manifests, the corpus, the layout of
-    cases and runs, each case and run in full, the tags, then the policy."""
+    """Return a data set (a dict of _DATA_KEYS) checked once, as _Data."""
     parts = _data_parts(data)
     cases, systems, corpus = parts["cases"], parts["systems"], parts["corpus"]
     if parts["manifests"] is not None:
@@ -854,8 +851,6 @@ def _checked(data):
     questions = {name: _question(name, case, parts["runs"][name], corpus,
                                  known)
                  for name, case in cases.items()}
-    # The slices: the answerable, the unanswerable, then "tag:NAME" per tag
-    # in the order tags are first used; each holds names in case order.
     slices, named = {part: [] for part in _SLICES}, set()
     for question in questions.values():
         for part in question.slices:
@@ -881,8 +876,6 @@ def _checked(data):
 
 
 # --- The scored records ----------------------------------------------------
-# Each checked run is scored once in each reading, at a cost of what it
-# holds and k (_lookups() read the labels). Everything below reads these.
 
 class _Scored(_Record):
     """One question run by one system, in one reading: {measure: the mean

@@ -622,7 +622,8 @@ def ndcg(corpus, case, run, *, k=2):
 # n/a without an answer (a candidate's silence counts as "lowest", 0.0
 # unless given: see _sides()); "needs": the case key without which data
 # leaves it out; "value": a function of (the case, or what "reads" of it
-# and k gives once), the run and k, else evaluate()'s.
+# and k gives once), the run and k, else evaluate()'s. To add a measure,
+# add its entry.
 MEASURES = {
     "precision": {"label": "P@%d", "n/a": "nothing is labelled relevant"},
     "recall": {"label": "R@%d", "n/a": "nothing is labelled relevant"},

@@ -972,8 +972,6 @@ def _records(data):
 
 
 # --- The paired test -------------------------------------------------------
-# p is exact while a budget of steps allows, else sampled from a seed the
-# data fixes, with p_upper, a 99.9% bound. A report's tests share one budget.
 
 _MAX_DRAWS = 100000  # of one test: p_upper is within 0.0025 of p = 0.05
 _MIN_DRAWS = 1000  # of a test that decides; a fifth for one that does not
@@ -1048,8 +1046,7 @@ def _exact_p(sizes, observed, budget):
     counting = m * (limit + 1) * -(-m // 1000)  # a cell of m bits: a step a 1,000
     if m <= 36 and listing <= budget["steps"]:  # 2 * 2**18 sums: 0.5 s
         budget["steps"] -= listing
-        # Listed: each subset sum of one half meets the sorted subset sums
-        # of the other half.
+        # Listed: each half's subset sums meet in the middle.
         low = sorted(_subset_sums(sizes[:m // 2]))
         count = sum(bisect_right(low, limit - total)
                     for total in _subset_sums(sizes[m // 2:]))
@@ -1191,11 +1188,10 @@ def _question_value(value, side, name, read):
 def _paired(before, after, groups, runs, budget):
     """Return paired_test() of two dicts of fractions or None by question
     name, groups or None; runs counts the questions of unequal runs."""
-    units, pairs, one_sided = {}, {}, 0  # pairs: each pair's difference
+    units, pairs = {}, {}  # pairs: each pair's difference
     for name, old in before.items():
         new = after[name]
         if old is None or new is None:
-            one_sided += (old is None) != (new is None)
             continue
         # By identity, as the values live on in before and after, and each
         # number's fraction is read once: a Fraction's hash is slow on 3.8.
@@ -1218,7 +1214,6 @@ def _paired(before, after, groups, runs, budget):
     return {
         "questions": len(questions),
         "left_out": len(before) - len(questions),  # n/a on a side: no pair
-        "one_sided": one_sided,  # of them, n/a on one side only
         "groups": len(differences),
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)
@@ -1258,7 +1253,6 @@ def paired_test(before, after, *, groups=None):
     its difference the mean of its questions'.
 
         questions, left_out     questions compared and left out
-        one_sided               of those left out, n/a on one side only
         groups                  units: groups, or questions
         mean, question_mean     mean difference (after - before) of the
                                 units, and of the questions

@@ -1145,7 +1145,7 @@ def _sign_flip_p(numbers, scale, budget):
     signed = [float(number / largest) for number in moved]
     # fsum: the same float on every CPython (3.12's sum() compensates).
     floats, observed = [abs(value) for value in signed], abs(math.fsum(signed))
-    variance = math.fsum(value * value for value in floats) or 1.0  # none moved
+    variance = math.fsum(value * value for value in floats) or 1.0  # 0: none moved
     p = None if scale is None else _exact_p(sizes, abs(sum(moved)), budget)
     found = dict(p=p, p_upper=p, p_shown=None, min_p=_lowest_p(len(moved)),
                  method="exact", samples=None,

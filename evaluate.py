@@ -966,23 +966,11 @@ def _records(data):
 
 
 # --- The paired test -------------------------------------------------------
-# paired_test() compares values as the exact fractions they stand for; p is
-# exact while a budget of steps allows, else sampled from a seed the data
-# fixes, with p_upper, a 99.9% bound. A report's tests share one budget.
 
-_LARGEST_FLOAT = 1.7976931348623157e308
-_MAX_DENOMINATOR = 10 ** 6  # 0.3 is read as 3/10, a third as 1/3 ...
-_CLOSE_ULPS = 64  # ... and so is 1 - 2/3, a few units in the last place away
-_MAX_UNIT_BITS = 2200  # a common denominator past this is not summed in
-_MAX_LISTED = 36  # moved units listed: 2 * 2**18 sums, under half a second
-_LISTED_WEIGHT = 8  # steps a listed sum costs, in table cells
-_MAX_COUNTING_STEPS = 22 * 10 ** 6  # steps of one test: about 2 s on 3.8
-_REPORT_STEPS = 30 * 10 ** 6  # exact steps of all a report's tests
 _MAX_DRAWS = 100000  # of one test: p_upper is within 0.0025 of p = 0.05
 _MIN_DRAWS = 1000  # of a test that decides; a fifth for one that does not
+_REPORT_STEPS = 30 * 10 ** 6  # exact steps of all a report's tests
 _REPORT_DRAWS = 60 * 10 ** 6  # unit-draws of all a report's tests
-_CONFIDENCE = 0.999  # of a sampled test's p_upper
-_SEED = 20261202  # with the test's data: the same on every CPython
 
 
 def _exact(number):
@@ -991,9 +979,9 @@ def _exact(number):
     that fraction (0.3 is 3/10, 1 - 2/3 is 1/3); any other, its value."""
     from fractions import Fraction  # slow to load: the table needs none
     value = Fraction(number)  # a float's value, exactly
-    if value.denominator <= _MAX_DENOMINATOR:
+    if value.denominator <= 10 ** 6:
         return value  # 0.5 or 3.0: small already
-    near = value.limit_denominator(_MAX_DENOMINATOR)
+    near = value.limit_denominator(10 ** 6)
     # The float's value is n / 2**e (e at least 52, as it is no int): it is
     # within 64 units in its last place, 2**(exponent - 53), of near = a / b
     # when |n b - a 2**e| 2**(53 - exponent) <= 64 b 2**e, in whole numbers.
@@ -1001,7 +989,7 @@ def _exact(number):
     a, b = near.numerator, near.denominator
     shift = 53 - max(math.frexp(number)[1], -1021)
     gap = abs(n * b - a * power) << shift
-    return near if gap <= _CLOSE_ULPS * b * power else value
+    return near if gap <= 64 * b * power else value
 
 
 def _scaled(fractions):
@@ -1010,7 +998,7 @@ def _scaled(fractions):
     scale = 1
     for denominator in {fraction.denominator for fraction in fractions}:
         scale = scale * denominator // math.gcd(scale, denominator)
-        if scale.bit_length() > _MAX_UNIT_BITS:
+        if scale.bit_length() > 2200:
             return None, fractions
     return scale, [fraction.numerator * (scale // fraction.denominator)
                    for fraction in fractions]
@@ -1048,16 +1036,15 @@ def _exact_p(sizes, observed, budget):
     # is as far from 0 as observed when the plus part is at most (total -
     # observed) / 2, or, swapping the parts, as often again.
     limit = (sum(sizes) - observed) // 2
-    listing = _LISTED_WEIGHT * 2 ** (m - m // 2 + 1)
+    listing = 8 * 2 ** (m - m // 2 + 1)  # a listed sum: 8 table cells
     counting = m * (limit + 1) * -(-m // 1000)  # a cell of m bits: a step a 1,000
-    if m <= _MAX_LISTED and listing <= budget["steps"]:
+    if m <= 36 and listing <= budget["steps"]:  # 2 * 2**18 sums: 0.5 s
         budget["steps"] -= listing
-        # Listed: each subset sum of one half meets the sorted subset sums
-        # of the other half.
+        # Listed: each half's subset sums meet in the middle.
         low = sorted(_subset_sums(sizes[:m // 2]))
         count = sum(bisect_right(low, limit - total)
                     for total in _subset_sums(sizes[m // 2:]))
-    elif counting <= min(budget["steps"], _MAX_COUNTING_STEPS):
+    elif counting <= min(budget["steps"], 22 * 10 ** 6):  # 2 s on 3.8
         budget["steps"] -= counting
         ways = [1] + [0] * limit  # ways[s]: subsets so far that add up to s
         for size in sizes:
@@ -1083,7 +1070,7 @@ def _sampled_count(sizes, observed, count):
     units = [float(round(size * scale)) for size in sizes]
     total = sum(units)
     limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
-    draws = Random(_SEED * 2 ** 64 + int(total) + len(units))
+    draws = Random(20261202 * 2 ** 64 + int(total) + len(units))
     # The sums of the plus parts: a size 32 units or more share counts once
     # a one bit of a draw of as many bits; of the other units, each byte of
     # a draw picks one of the 256 subset sums of 8 units, listed once.
@@ -1105,10 +1092,10 @@ def _sampled_count(sizes, observed, count):
 
 
 def _upper_bound(hits, draws):
-    """Return the bound the true p is below at _CONFIDENCE when `hits` of
-    `draws` reached the observed sum: the p at which Chernoff's bound on so
-    few hits, exp(-draws * divergence), falls to 1 - _CONFIDENCE."""
-    rate, reach = hits / draws, math.log(1 / (1 - _CONFIDENCE)) / draws
+    """Return the bound the true p is below at 99.9% when `hits` of `draws`
+    reached the observed sum: the p at which Chernoff's bound on so few
+    hits, exp(-draws * divergence), falls to 1 - 0.999."""
+    rate, reach = hits / draws, math.log(1 / (1 - 0.999)) / draws
     if hits == draws:
         return 1.0
     low, high = rate, 1.0
@@ -1147,22 +1134,18 @@ def _sign_flip_p(numbers, scale, budget):
     the order of the units' names, as the budget allows."""
     from fractions import Fraction
     moved = [number for number in numbers if number]
-    found = dict(p=Fraction(1), p_upper=Fraction(1), p_shown="p = 1 (exact)",
-                 min_p=_lowest_p(len(moved)), method="exact", samples=None,
-                 normal_p=1.0)
-    if not moved:
-        return found  # every sum is 0, as far as observed
     sizes = [abs(number) for number in moved]
-    largest = max(sizes)
+    largest = max(sizes, default=1)
     signed = [float(number / largest) for number in moved]
     # fsum: the same float on every CPython (3.12's sum() compensates).
     floats, observed = [abs(value) for value in signed], abs(math.fsum(signed))
-    variance = math.fsum(value * value for value in floats)
-    found["normal_p"] = math.erfc(observed / math.sqrt(2 * variance))
+    variance = math.fsum(value * value for value in floats) or 1.0  # 0: none moved
     p = None if scale is None else _exact_p(sizes, abs(sum(moved)), budget)
+    found = dict(p=p, p_upper=p, p_shown=None, min_p=_lowest_p(len(moved)),
+                 method="exact", samples=None,
+                 normal_p=math.erfc(observed / math.sqrt(2 * variance)))
     if p is not None:
-        shown = "p = %s (exact)" % p_text(p)
-        return dict(found, p=p, p_upper=p, p_shown=shown)
+        return dict(found, p_shown="p = %s (exact)" % p_text(p))
     # The observed assignment counts as one draw, so p is never 0.
     draws = budget["draws"]
     extreme = _sampled_count(floats, observed, draws)
@@ -1183,7 +1166,7 @@ def _question_value(value, side, name, read):
     present = [run for run in runs if run is not None]
     # NaN fails every comparison; an int such as 10**400 is too large.
     if not 0 < len(runs) <= _MAX_RUNS or not all(
-            type(run) in (int, float) and abs(run) <= _LARGEST_FLOAT
+            type(run) in (int, float) and abs(run) <= sys.float_info.max
             for run in present):
         raise _invalid("%s[%s]" % (side, _shown(name)), "expected a number, "
                        "None or a tuple of 1 to %s of them, got %s",
@@ -1199,11 +1182,10 @@ def _question_value(value, side, name, read):
 def _paired(before, after, groups, runs, budget):
     """Return paired_test() of two dicts of fractions or None by question
     name, groups or None; runs counts the questions of unequal runs."""
-    units, pairs, one_sided = {}, {}, 0  # pairs: each pair's difference
+    units, pairs = {}, {}  # pairs: each pair's difference
     for name, old in before.items():
         new = after[name]
         if old is None or new is None:
-            one_sided += (old is None) != (new is None)
             continue
         # By identity, as the values live on in before and after, and each
         # number's fraction is read once: a Fraction's hash is slow on 3.8.
@@ -1226,7 +1208,6 @@ def _paired(before, after, groups, runs, budget):
     return {
         "questions": len(questions),
         "left_out": len(before) - len(questions),  # n/a on a side: no pair
-        "one_sided": one_sided,  # of them, n/a on one side only
         "groups": len(differences),
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)
@@ -1266,7 +1247,6 @@ def paired_test(before, after, *, groups=None):
     its difference the mean of its questions'.
 
         questions, left_out     questions compared and left out
-        one_sided               of those left out, n/a on one side only
         groups                  units: groups, or questions
         mean, question_mean     mean difference (after - before) of the
                                 units, and of the questions

@@ -2542,7 +2542,7 @@ class Policy(TestCase):
 def brute_force_paired(before, after, groups=None):
     """paired_test() by trying every sign assignment, apart from evaluate.py, on Fractions,
     None or tuples of them; a group (None: its own) takes the mean of its questions'."""
-    by_group, left_out, one_sided = {}, 0, 0
+    by_group, left_out = {}, 0
     for name in before:
         means = []
         for value in (before[name], after[name]):
@@ -2550,7 +2550,6 @@ def brute_force_paired(before, after, groups=None):
             means.append(sum(runs) / len(runs) if runs else None)
         if means[0] is None or means[1] is None:
             left_out += 1
-            one_sided += (means[0] is None) != (means[1] is None)
         else:
             group = ("alone", name) if groups is None or groups[name] is None else groups[name]
             by_group[group] = by_group.get(group, []) + [means[1] - means[0]]
@@ -2571,7 +2570,7 @@ def brute_force_paired(before, after, groups=None):
                       ties=differences.count(0), losses=len([d for d in differences if d < 0]),
                       p=Fraction(extreme, 2 ** len(nonzero)),
                       min_p=min(Fraction(1), Fraction(2, 2 ** len(nonzero))),
-                      unmatched_runs=unmatched, one_sided=one_sided)
+                      unmatched_runs=unmatched)
 
 
 def runs_in(value):
@@ -2605,10 +2604,10 @@ PLAIN = 0.123456789  # a float near no fraction of a small denominator: its mult
 
 
 def exact_test(questions, mean, wins, ties, losses, p, min_p, left_out=0, groups=None,
-               question_mean="mean", unmatched_runs=0, one_sided=0):
+               question_mean="mean", unmatched_runs=0):
     """Return paired_test()'s result, keys in order, p exact (a group per question unless
     told, so that the question mean is the mean), but for normal_p (see apart())."""
-    return {"questions": questions, "left_out": left_out, "one_sided": one_sided,
+    return {"questions": questions, "left_out": left_out,
             "groups": questions if groups is None else groups, "mean": mean,
             "question_mean": mean if question_mean == "mean" else question_mean, "wins": wins,
             "ties": ties, "losses": losses, "p": p, "p_upper": p,
@@ -2685,7 +2684,7 @@ class PairedTest(TestCase):
             (({"a": None, "b": (None, None), "c": 0.5, "d": (0.0, None)},  # n/a leaves a
               {"a": 1.0, "b": 1.0, "c": None, "d": (None, 1.0)}),  # question out, counted
              exact_test(1, mean=1.0, wins=1, ties=0, losses=0, p=1, min_p=1, left_out=3,
-                        unmatched_runs=1, one_sided=3)),  # b, d: 1 run vs 2; a-c: one-sided
+                        unmatched_runs=1)),  # b, d: 1 run vs 2
             # 0.3 - 0.1 is 0.19999999999999998 in floats but 1/5 exactly, like 0.2 - 0.0:
             # flipping the first two cancels them, and that sum ties with the observed one.
             (({"a": 0.1, "b": 0.2, "c": 0.0}, {"a": 0.3, "b": 0.0, "c": 0.5}, "p"),
@@ -3265,7 +3264,7 @@ COMPARISON_KEYS = ("baseline candidate manifest_changes shared changes totals "
                    "paired_tests floor decision").split()
 DECISION_KEYS = ["plan", "accepted", "strict", "lenient", "depends_on", "findings"]
 JUDGED_KEYS = ["accepted", "broken", "held", "unchecked", "significance"]
-PAIRED_KEYS = ("questions left_out one_sided groups mean question_mean wins ties losses p "
+PAIRED_KEYS = ("questions left_out groups mean question_mean wins ties losses p "
                "p_upper p_shown min_p method samples normal_p "
                "unmatched_runs silent_questions silent_runs slice_means").split()
 SIGNIFICANCE_KEYS = PAIRED_KEYS + ["level", "step", "steps", "earlier_steps_held"]

@@ -966,6 +966,9 @@ def _records(data):
 
 
 # --- The paired test -------------------------------------------------------
+# paired_test() compares values as the exact fractions they stand for; p is
+# exact while a budget of steps allows, else sampled from a seed the data
+# fixes, with p_upper, a 99.9% bound. A report's tests share one budget.
 
 _MAX_DRAWS = 100000  # of one test: p_upper is within 0.0025 of p = 0.05
 _MIN_DRAWS = 1000  # of a test that decides; a fifth for one that does not

@@ -2234,10 +2234,9 @@ def _qrels(name, file, size):
 
 
 def _ranked(name, file, size, k, judged, unjudged, room):
-    """Return (the tag, {topic: [(score, document)]}) of a run file: a heap
-    of each topic's k best lines, as trec_eval ranks them (by score, then
-    by document, highest first); a topic the qrels lack goes in unjudged,
-    and room is how many lines all heaps may hold."""
+    """Return (the tag, {topic: a heap of its k best (score, document)},
+    the room left) of a run file, as trec_eval ranks (by score, then
+    document, highest first); a topic the qrels lack goes in unjudged."""
     from heapq import heappush, heappushpop
     tops, tag, topic, top = {}, None, None, None
     for number, fields in _trec_lines(name, file, size):
@@ -2255,10 +2254,9 @@ def _ranked(name, file, size, k, judged, unjudged, room):
                               "a run file is one system's", run_tag, tag)
         tag = run_tag
         if line_topic != topic:
-            topic, top = line_topic, None
-            if topic in judged:
-                top = tops.setdefault(topic, [])
-            elif len(unjudged) < _MAX_TOPICS:
+            topic = line_topic
+            top = tops.setdefault(topic, []) if topic in judged else None
+            if top is None and len(unjudged) < _MAX_TOPICS:
                 unjudged[topic] = None  # left out, as trec_eval leaves it
         if top is None:
             continue
@@ -2271,7 +2269,7 @@ def _ranked(name, file, size, k, judged, unjudged, room):
             raise _trec_fault(name, number, "with the runs before it, "
                               "ranks more than %s documents in its top k, "
                               "the most kept", _MAX_RANKED)
-    return tag, tops
+    return tag, tops, room
 
 
 def _trec_cases(judged, runs, k, systems, unjudged):
@@ -2306,10 +2304,10 @@ def _trec_cases(judged, runs, k, systems, unjudged):
 def _trec_data(files, k):
     """Return the data of open TREC files [(name, file, size)], qrels first."""
     judged = _qrels(*files[0])
-    runs, tagged, unjudged, kept, scored = {}, {}, {}, 0, 0
+    runs, tagged, unjudged, room, scored = {}, {}, {}, _MAX_RANKED, 0
     for name, file, size in files[1:]:
-        tag, ranked = _ranked(name, file, size, k, judged, unjudged,
-                              _MAX_RANKED - kept)
+        tag, ranked, room = _ranked(name, file, size, k, judged,
+                                    unjudged, room)
         scored += len(ranked)  # a run of each topic the qrels have
         if scored > _MAX_TREC_RUNS:  # refused before it costs
             raise EvaluationError("%s: with the runs before it, ranks more than %d "
@@ -2335,7 +2333,6 @@ def _trec_data(files, k):
                                   "twice for topic %s", doc_id, topic)
             runs.setdefault(topic, {})[tag] = {"retrieved": documents,
                                                "claims": None}
-            kept += len(documents)
     return _trec_cases(judged, runs, k, tuple(tagged), list(unjudged))
 
 
@@ -2371,14 +2368,13 @@ def _trec_eval_means(data, scored):
         return None
     means = {}
     for measure in [name for name in _TREC_EVAL if name in data.measures]:
-        found, differs = {}, False
+        found = {}  # every system's, kept if one's differs
         for system, records in scored.items():
             values = [record.values[measure] for record in records.values()]
             mean = math.fsum(filter(None, values)) / len(values)  # every system runs a case
             found[system] = {"mean": mean, "topics": len(values)}
-            differs = differs or mean != _mean(values)
-        if differs:
-            means[measure] = found
+            if mean != _mean(values):
+                means[measure] = found
     return means or None
 
 
@@ -2386,9 +2382,8 @@ def _trec_eval_lines(means, label):
     """Return the summary's lines of _trec_eval_means(), if any."""
     if means is None:
         return []
-    lines = ["", "trec_eval's mean, over every topic each run has, one "
-             "with nothing relevant counted as 0 (the slices leave it "
-             "out as n/a) | " + " | ".join(label[name] for name in means)]
+    lines = ["", "trec_eval's mean (a topic with nothing relevant counts "
+             "as 0) | " + " | ".join(label[name] for name in means)]
     for system in next(iter(means.values())):
         lines.append(system + " | " + " | ".join(
             "%(mean).4f (%(topics)d)" % found[system]

@@ -2296,8 +2296,7 @@ def _trec_cases(judged, runs, k, systems, unjudged):
             count = "at least " + count
         if topics:
             notes.append("%s: %s %s (%s)" % (why, count, what, named))
-    return {"k": k, "systems": systems, "cases": cases,
-            "runs": {topic: runs[topic] for topic in cases},
+    return {"k": k, "systems": systems, "cases": cases, "runs": runs,
             "notes": tuple(notes)}
 
 

@@ -2154,8 +2154,8 @@ def _trec_fault(name, number, template, *values):
 
 
 def _trec_lines(name, file, size):
-    """Yield, a megabyte at a time, (number, fields) of each line that is
-    neither blank nor a comment in the file's first size bytes."""
+    """Yield (number, fields) of each line that is neither blank nor a
+    comment in the file's first size bytes, read a megabyte at a time."""
     from operator import itemgetter
     number = 0
     while True:
@@ -2177,81 +2177,76 @@ def _trec_lines(name, file, size):
         lines = text.split("\n")  # the last one "" unless the file ends
         if "#" in text:  # a comment, its first field "#...", reads as blank
             lines = ["" if line.lstrip()[:1] == "#" else line for line in lines]
-        yield filter(itemgetter(1), enumerate(map(str.split, lines), number + 1))
+        yield from filter(itemgetter(1), enumerate(map(str.split, lines), number + 1))
         number += len(lines) - 1
 
 
 def _qrels(name, file, size):
     """Return {topic: {document: grade}} of a qrels file."""
-    judged, count = {}, 0
-    for lines in _trec_lines(name, file, size):
-        for number, fields in lines:
-            count += 1
-            if count > _MAX_JUDGED:  # each is kept
+    judged = {}
+    lines = _trec_lines(name, file, size)
+    for count, (number, fields) in enumerate(lines, 1):
+        if count > _MAX_JUDGED:  # each is kept
+            raise _trec_fault(name, number, "expected at most %s "
+                              "judgements, got more", _MAX_JUDGED)
+        try:
+            topic, _, doc_id, grade = fields
+            grade = int(grade)
+        except ValueError:  # not 4 fields, or a grade that is not whole
+            raise _trec_fault(name, number, "expected 'topic iteration "
+                              "document grade', the grade whole, got %s",
+                              " ".join(fields)) from None
+        grades = judged.get(topic)
+        if grades is None:
+            if len(judged) == _MAX_TOPICS:
                 raise _trec_fault(name, number, "expected at most %s "
-                                  "judgements, got more", _MAX_JUDGED)
-            try:
-                topic, _, doc_id, grade = fields
-                grade = int(grade)
-            except ValueError:  # not 4 fields, or a grade that is not whole
-                raise _trec_fault(name, number, "expected 'topic iteration "
-                                  "document grade', the grade whole, got %s",
-                                  " ".join(fields)) from None
-            grades = judged.get(topic)
-            if grades is None:
-                if len(judged) == _MAX_TOPICS:
-                    raise _trec_fault(name, number, "expected at most %s "
-                                      "topics, got more", _MAX_TOPICS)
-                _check_name(topic, "%s, line %d" % (name, number))  # a case's
-                grades = judged[topic] = {}
-            if doc_id in grades:  # as trec_eval refuses it
-                raise _trec_fault(name, number, "document %s is judged "
-                                  "twice for topic %s", doc_id, topic)
-            grades[doc_id] = grade
+                                  "topics, got more", _MAX_TOPICS)
+            _check_name(topic, "%s, line %d" % (name, number))  # a case's
+            grades = judged[topic] = {}
+        if doc_id in grades:  # as trec_eval refuses it
+            raise _trec_fault(name, number, "document %s is judged "
+                              "twice for topic %s", doc_id, topic)
+        grades[doc_id] = grade
     return judged
 
 
 def _ranked(name, file, size, k, judged, unjudged, room):
-    """Return (the tag, {topic: [(score, document)]}) of a run file: a heap
-    of each topic's k best lines, as trec_eval ranks them (by score, then
-    by document, highest first); a topic the qrels lack goes in unjudged,
-    and room is how many lines all heaps may hold."""
-    from heapq import heappush, heapreplace
+    """Return (the tag, {topic: a heap of its k best (score, document)},
+    the room left) of a run file, as trec_eval ranks (by score, then
+    document, highest first); a topic the qrels lack goes in unjudged."""
+    from heapq import heappush, heappushpop
     tops, tag, topic, top = {}, None, None, None
-    for lines in _trec_lines(name, file, size):
-        for number, fields in lines:
-            try:
-                line_topic, _, doc_id, _, score, run_tag = fields[:6]
-                score = float(score)
-            except ValueError:
-                score = math.nan
-            if score != score:  # too few fields, no score, or NaN: no rank
-                raise _trec_fault(name, number, "expected 'topic Q0 document "
-                                  "rank score tag', the score a number, got "
-                                  "%s", " ".join(fields[:6]))
-            if run_tag != tag and tag is not None:
-                raise _trec_fault(name, number, "a second tag %s, after %s: "
-                                  "a run file is one system's", run_tag, tag)
-            tag = run_tag
-            if line_topic != topic:
-                topic, top = line_topic, tops.get(line_topic)
-                if top is None and topic in judged:
-                    top = tops[topic] = []
-                elif top is None and len(unjudged) < _MAX_TOPICS:
-                    unjudged[topic] = None  # left out, as trec_eval leaves it
-            if top is None:
-                continue
-            if len(top) == k:  # its worst line at top[0]
-                if (score, doc_id) > top[0]:
-                    heapreplace(top, (score, doc_id))
-            elif room:
-                heappush(top, (score, doc_id))
-                room -= 1
-            else:  # refused before it costs
-                raise _trec_fault(name, number, "with the runs before it, "
-                                  "ranks more than %s documents in its top k, "
-                                  "the most kept", _MAX_RANKED)
-    return tag, tops
+    for number, fields in _trec_lines(name, file, size):
+        try:
+            line_topic, _, doc_id, _, score, run_tag = fields[:6]
+            score = float(score)
+        except ValueError:
+            score = math.nan
+        if score != score:  # too few fields, no score, or NaN: no rank
+            raise _trec_fault(name, number, "expected 'topic Q0 document "
+                              "rank score tag', the score a number, got "
+                              "%s", " ".join(fields[:6]))
+        if run_tag != tag and tag is not None:
+            raise _trec_fault(name, number, "a second tag %s, after %s: "
+                              "a run file is one system's", run_tag, tag)
+        tag = run_tag
+        if line_topic != topic:
+            topic = line_topic
+            top = tops.setdefault(topic, []) if topic in judged else None
+            if top is None and len(unjudged) < _MAX_TOPICS:
+                unjudged[topic] = None  # left out, as trec_eval leaves it
+        if top is None:
+            continue
+        if len(top) == k:  # its worst line at top[0], replaced if worse
+            heappushpop(top, (score, doc_id))
+        elif room:
+            heappush(top, (score, doc_id))
+            room -= 1
+        else:  # refused before it costs
+            raise _trec_fault(name, number, "with the runs before it, "
+                              "ranks more than %s documents in its top k, "
+                              "the most kept", _MAX_RANKED)
+    return tag, tops, room
 
 
 def _trec_cases(judged, runs, k, systems, unjudged):
@@ -2278,18 +2273,17 @@ def _trec_cases(judged, runs, k, systems, unjudged):
             count = "at least " + count
         if topics:
             notes.append("%s: %s %s (%s)" % (why, count, what, named))
-    return {"k": k, "systems": systems, "cases": cases,
-            "runs": {topic: runs[topic] for topic in cases},
+    return {"k": k, "systems": systems, "cases": cases, "runs": runs,
             "notes": tuple(notes)}
 
 
 def _trec_data(files, k):
     """Return the data of open TREC files [(name, file, size)], qrels first."""
     judged = _qrels(*files[0])
-    runs, tagged, unjudged, kept, scored = {}, {}, {}, 0, 0
+    runs, tagged, unjudged, room, scored = {}, {}, {}, _MAX_RANKED, 0
     for name, file, size in files[1:]:
-        tag, ranked = _ranked(name, file, size, k, judged, unjudged,
-                              _MAX_RANKED - kept)
+        tag, ranked, room = _ranked(name, file, size, k, judged,
+                                    unjudged, room)
         scored += len(ranked)  # a run of each topic the qrels have
         if scored > _MAX_TREC_RUNS:  # refused before it costs
             raise EvaluationError("%s: with the runs before it, ranks more than %d "
@@ -2308,15 +2302,13 @@ def _trec_data(files, k):
             if len(set(documents)) < len(documents):  # one ranked twice:
                 doc_id = max(documents, key=documents.count)  # or more
                 file.seek(0)  # to find its second line
-                ranks = (number for lines in _trec_lines(name, file, size)
-                         for number, fields in lines
+                ranks = (number for number, fields in _trec_lines(name, file, size)
                          if fields[:3:2] == [topic, doc_id])
                 next(ranks)  # the first, where it is ranked once
                 raise _trec_fault(name, next(ranks), "document %s is ranked "
                                   "twice for topic %s", doc_id, topic)
             runs.setdefault(topic, {})[tag] = {"retrieved": documents,
                                                "claims": None}
-            kept += len(documents)
     return _trec_cases(judged, runs, k, tuple(tagged), list(unjudged))
 
 
@@ -2352,14 +2344,13 @@ def _trec_eval_means(data, scored):
         return None
     means = {}
     for measure in [name for name in _TREC_EVAL if name in data.measures]:
-        found, differs = {}, False
+        found = {}  # every system's, kept if one's differs
         for system, records in scored.items():
             values = [record.values[measure] for record in records.values()]
             mean = math.fsum(filter(None, values)) / len(values)  # every system runs a case
             found[system] = {"mean": mean, "topics": len(values)}
-            differs = differs or mean != _mean(values)
-        if differs:
-            means[measure] = found
+            if mean != _mean(values):
+                means[measure] = found
     return means or None
 
 
@@ -2367,9 +2358,8 @@ def _trec_eval_lines(means, label):
     """Return the summary's lines of _trec_eval_means(), if any."""
     if means is None:
         return []
-    lines = ["", "trec_eval's mean, over every topic each run has, one "
-             "with nothing relevant counted as 0 (the slices leave it "
-             "out as n/a) | " + " | ".join(label[name] for name in means)]
+    lines = ["", "trec_eval's mean (a topic with nothing relevant counts "
+             "as 0) | " + " | ".join(label[name] for name in means)]
     for system in next(iter(means.values())):
         lines.append(system + " | " + " | ".join(
             "%(mean).4f (%(topics)d)" % found[system]

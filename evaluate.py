@@ -1492,9 +1492,8 @@ def _comparison(data, records, candidate, tests, decided):
 
 
 # --- Deciding --------------------------------------------------------------
-# A policy is written with the labels, before any run is seen, and a system
-# is accepted by it, not by whichever average looks best afterwards. To add
-# a rule, write its findings function and its entry in _RULES.
+# A policy, written with the labels before any run is seen, accepts a
+# system or not. To add a rule, write its findings and its _RULES entry.
 
 _NO_BASELINE = "no baseline to compare with"
 _NO_ANSWER = "no answer judged against labels"
@@ -1502,12 +1501,10 @@ _NO_ANSWER = "no answer judged against labels"
 
 class _Judging(_Record):
     """What a rule judges: the rule, the policy, the candidate's and the
-    baseline's (or None) _Scored records by name, the declared test, the
-    policy's "tolerance" (or 0) as an exact fraction, read once, and
+    baseline's (or None) _Scored records by name, the declared test, and
     {value: _exact(value)} of the values read so far."""
 
-    __slots__ = ("rule", "policy", "candidate", "baseline", "test",
-                 "tolerance", "read")
+    __slots__ = ("rule", "policy", "candidate", "baseline", "test", "read")
 
 
 def _number(count):
@@ -1560,19 +1557,19 @@ def _comparison_findings(judging):
 
 def _critical(judging, name):
     """Return (held, detail) of a critical question both ran: no value, as
-    _counted() gives it, fell by more than judging.tolerance, exactly."""
-    tolerance = judging.tolerance
+    _counted() gives it, fell by more than the tolerance, exactly."""
+    tolerance = judging.policy.get("tolerance", 0)
     before, record = judging.baseline[name].values, judging.candidate[name]
     after, worse, held = {}, [], True
     for measure, old in before.items():
         new = _counted(judging, record, measure, old is not None)[0]
         after[measure] = new
         if _change(old, new) == "worse":
-            for value in (old, new):  # each read once in a judgement
+            for value in (old, new, tolerance):  # each read once
                 if value not in judging.read:
                     judging.read[value] = _exact(float(value))
             fall = judging.read[old] - judging.read[new]
-            held = held and fall <= tolerance
+            held = held and fall <= judging.read[tolerance]
             worse.append("%s %.2f -> %.2f" % (measure, old, new))
     detail = _verdict(before, after)
     if worse:  # a 'regressed' or a 'mixed' verdict
@@ -1826,12 +1823,10 @@ def _check_policy(data):
 def _judged(policy, candidate, baseline, test):
     """Return {accepted, broken, held, unchecked, significance}: a
     candidate judged by a policy beside the baseline (or None)."""
-    held, broken, unchecked = [], [], []
-    tolerance, read = _exact(policy.get("tolerance", 0)), {}
+    held, broken, unchecked, read = [], [], [], {}
     for rule, (kind, found) in _RULES.items():
         if kind is None or rule in policy:  # always on, or set
-            judging = _Judging(rule, policy, candidate, baseline, test,
-                               tolerance, read)
+            judging = _Judging(rule, policy, candidate, baseline, test, read)
             for holds, finding in found(judging):
                 if holds is None:
                     unchecked.append((rule, finding[2]))
@@ -1870,10 +1865,9 @@ def _significance_tests(policy, tested):
 
 def _by_readings(data, records, judged, systems):
     """Return one decision: the plan, the outcome, each reading's, the
-    broken findings as (rule, subject, detail, the readings that break it:
-    "both", "strict" or "lenient"), and where the readings decide apart,
-    the disputed labels (question, claim ID, sources) of what their findings
-    apart name (of a slice, the questions whose counts differ)."""
+    broken findings as (rule, subject, detail, "both", "strict" or
+    "lenient": the readings that break it), and the disputed labels
+    (question, claim ID, sources) the readings decide apart on."""
     strict = judged["strict"]
     loose = judged.get("lenient", strict)  # one reading: both alike
     strictly = {finding[:2] for finding in strict["broken"]}

@@ -1307,7 +1307,6 @@ def paired_test(before, after, *, groups=None):
 # --- Comparing systems -----------------------------------------------------
 
 _VERDICTS = ("improved", "regressed", "mixed", "unchanged", "not judged")
-_FLOOR_LEVEL = 0.05  # the level a floor is held against without a policy
 _MAX_TESTED = 10  # candidates past which only the declared measure is tested
 
 
@@ -1489,8 +1488,8 @@ def _comparison(data, records, candidate, tests, decided):
                     if old.get(field) != new.get(field)]
     units = _units([change["case"] for change in changes
                     if before[change["case"]].answerable], data.groups)
-    level = (data.policy or {}).get("significance", {}).get(
-        "alpha", _FLOOR_LEVEL)
+    test = (data.policy or {}).get("significance", {})
+    level = test.get("alpha", 0.05)  # a floor's, without a declared test
     floor = _lowest_p(units)
     return {
         "baseline": systems[0], "candidate": candidate,

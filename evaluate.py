@@ -1356,10 +1356,10 @@ def _means(data, by_system):
     judged answers to unanswerable questions (None without such)."""
     averaged = _averaged(data.measures)
     keys = [*averaged, "pooled_support", "correct_abstentions"]
-    found = {part: {key: {} for key in keys} for part in data.slices}
-    for system, scored in by_system.items():
-        for part, names in data.slices.items():
-            means = found[part]
+    found = {}
+    for part, names in data.slices.items():
+        found[part] = means = {key: {} for key in keys}
+        for system, scored in by_system.items():
             records = [scored[name] for name in names if name in scored]
             for measure in averaged:
                 values = [record.values[measure] for record in records]
@@ -1370,10 +1370,9 @@ def _means(data, by_system):
                      and record.counts["covered"] is not None]
             means["correct_abstentions"][system] = {
                 "correct": asked.count(0), "total": len(asked)}
-    for means in found.values():  # none judged where runs only retrieve
         per_system = means["correct_abstentions"].values()
         if not any(each["total"] for each in per_system):
-            means["correct_abstentions"] = None
+            means["correct_abstentions"] = None  # runs only retrieve
     return found
 
 

@@ -1376,13 +1376,6 @@ def _means(data, by_system):
     return found
 
 
-def _units(names, groups):
-    """Return the units of the paired test over these questions: groups,
-    each question without one a group of its own."""
-    groups = groups or {}
-    return len({groups.get(name) or (name,) for name in names})
-
-
 def _silenced(record, measure):
     """Return (a record's value, each run without an answer counted as the
     measure's lowest; how many ran so): silence never scores better."""
@@ -1470,7 +1463,8 @@ def _comparison(data, records, candidate, tests, decided):
     both ran to move one way, against alpha of a declared test."""
     systems = (data.systems[0], candidate)
     before, after = records.strict[systems[0]], records.strict[candidate]
-    changes = []
+    changes, units = [], set()  # units: groups, or questions alone
+    groups = data.groups or {}
     for name in filter(after.__contains__, before):
         old, new = before[name].values, after[name].values
         moved = [(measure, old[measure], new[measure],
@@ -1478,6 +1472,8 @@ def _comparison(data, records, candidate, tests, decided):
                  for measure in old if old[measure] != new[measure]]
         changes.append({"case": name, "verdict": _verdict(old, new),
                         "moved": moved})
+        if before[name].answerable:
+            units.add(groups.get(name) or (name,))
     verdicts = [change["verdict"] for change in changes]
     manifest = None  # the fields of the run manifests that changed
     if data.manifests is not None:
@@ -1485,11 +1481,9 @@ def _comparison(data, records, candidate, tests, decided):
         manifest = [(field, old.get(field), new.get(field))
                     for field in {**old, **new}
                     if old.get(field) != new.get(field)]
-    units = _units([change["case"] for change in changes
-                    if before[change["case"]].answerable], data.groups)
     test = (data.policy or {}).get("significance", {})
     level = test.get("alpha", 0.05)  # a floor's, without a declared test
-    floor = _lowest_p(units)
+    floor = _lowest_p(len(units))
     return {
         "baseline": systems[0], "candidate": candidate,
         "manifest_changes": manifest,
@@ -1497,7 +1491,7 @@ def _comparison(data, records, candidate, tests, decided):
         "changes": changes,
         "totals": {verdict: verdicts.count(verdict) for verdict in _VERDICTS},
         "paired_tests": tests,
-        "floor": {"p": floor, "units": units, "level": level,
+        "floor": {"p": floor, "units": len(units), "level": level,
                   "below_level": floor < level},
         "decision": decided,
     }
@@ -2014,8 +2008,8 @@ def _summary(data, records):
         "disclosures": disclosed,
         "policy": None if policy is None else {
             "rules": policy, "baseline_alone": decided[systems[0]]},
-        "groups": None if data.groups is None
-        else _units(list(data.questions), data.groups),
+        "groups": None if data.groups is None else len(  # units
+            {group or (name,) for name, group in data.groups.items()}),
         "decisions": None if decided is None else {
             candidate: decided[candidate] for candidate in systems[1:]},
         # With one system alone, its own judgement: checked, not accepted.

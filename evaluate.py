@@ -1338,8 +1338,7 @@ def _macro_mean(values, total):
 
 
 def _pooled_support(records):
-    """Return {supported, generated, ratio}: the claims of the records'
-    judged runs, pooled."""
+    """Return {supported, generated, ratio}: the records' judged claims."""
     supported = generated = 0
     for record in records:
         for _, counts in record.runs:
@@ -1456,7 +1455,7 @@ def _tested(data, records):
     return tests
 
 
-def _comparison(data, records, candidate, tests, decided):
+def _comparison(data, records, candidate, tested, decided):
     """Return the comparison of a candidate with the baseline: each question
     both ran, its verdict and its moved values (measure, before, after,
     judged: neither n/a); its floor, the lowest p were every answerable unit
@@ -1490,10 +1489,10 @@ def _comparison(data, records, candidate, tests, decided):
         "shared": len(changes),
         "changes": changes,
         "totals": {verdict: verdicts.count(verdict) for verdict in _VERDICTS},
-        "paired_tests": tests,
+        "paired_tests": tested["strict"][candidate],
         "floor": {"p": floor, "units": len(units), "level": level,
                   "below_level": floor < level},
-        "decision": decided,
+        "decision": decided and decided[candidate],
     }
 
 
@@ -2001,9 +2000,7 @@ def _summary(data, records):
         "disputed_labels": disputed or None,
         "lenient_means": _means(data, records.lenient) if disputed else None,
         "trec_eval_means": _trec_eval_means(data, records.strict),
-        "comparisons": [_comparison(data, records, candidate,
-                                    tested["strict"][candidate],
-                                    decided and decided[candidate])
+        "comparisons": [_comparison(data, records, candidate, tested, decided)
                         for candidate in systems[1:]],
         "disclosures": disclosed,
         "policy": None if policy is None else {

@@ -1284,7 +1284,6 @@ def paired_test(before, after, *, groups=None):
 # --- Comparing systems -----------------------------------------------------
 
 _VERDICTS = ("improved", "regressed", "mixed", "unchanged", "not judged")
-_FLOOR_LEVEL = 0.05  # the level a floor is held against without a policy
 _MAX_TESTED = 10  # candidates past which only the declared measure is tested
 
 
@@ -1312,21 +1311,17 @@ def _macro_mean(values, total):
     """Return {mean, averaged, total}: each question weighs the same; n/a
     (or a question not run) is counted, never averaged in as 0."""
     present = [value for value in values if value is not None]
-    mean = math.fsum(present) / len(present) if present else None
-    return {"mean": mean, "averaged": len(present), "total": total}
+    return {"mean": _mean(present), "averaged": len(present), "total": total}
 
 
-def _judged_claims(record):
-    """Return (supported, generated): the claims of a record's judged runs."""
-    judged = [counts for _, counts in record.runs
-              if counts["supported"] is not None]
-    return (sum(counts["supported"] for counts in judged),
-            sum(counts["generated"] for counts in judged))
-
-
-def _pooled_support(pairs):
-    """Return {supported, generated, ratio} of _judged_claims() pooled."""
-    supported, generated = map(sum, zip((0, 0), *pairs))
+def _pooled_support(records):
+    """Return {supported, generated, ratio}: the records' judged claims."""
+    supported = generated = 0
+    for record in records:
+        for _, counts in record.runs:
+            if counts["supported"] is not None:  # an answer, judged
+                supported += counts["supported"]
+                generated += counts["generated"]
     ratio = supported / generated if generated else None
     return {"supported": supported, "generated": generated, "ratio": ratio}
 
@@ -1337,38 +1332,24 @@ def _means(data, by_system):
     judged answers to unanswerable questions (None without such)."""
     averaged = _averaged(data.measures)
     keys = [*averaged, "pooled_support", "correct_abstentions"]
-    found = {part: {key: {} for key in keys} for part in data.slices}
-    for system, scored in by_system.items():
-        in_part = {part: [] for part in data.slices}
-        for name, record in scored.items():  # each read once
-            asked = not record.answerable and record.counts["covered"] is not None
-            abstained = asked and record.counts["generated"] == 0
-            entry = (tuple(record.values[each] for each in averaged),
-                     _judged_claims(record), (int(abstained), int(asked)))
-            for part in data.questions[name].slices:
-                in_part[part].append(entry)
-        for part, entries in in_part.items():
-            means, total = found[part], len(data.slices[part])
-            values, claims, tallies = zip(*entries) if entries else ((),) * 3
-            columns = zip(*values) if values else [()] * len(averaged)
-            for measure, column in zip(averaged, columns):
-                means[measure][system] = _macro_mean(column, total)
-            means["pooled_support"][system] = _pooled_support(claims)
-            correct, answered = map(sum, zip((0, 0), *tallies))
+    found = {}
+    for part, names in data.slices.items():
+        found[part] = means = {key: {} for key in keys}
+        for system, scored in by_system.items():
+            records = [scored[name] for name in names if name in scored]
+            for measure in averaged:
+                values = [record.values[measure] for record in records]
+                means[measure][system] = _macro_mean(values, len(names))
+            means["pooled_support"][system] = _pooled_support(records)
+            asked = [record.counts["generated"] for record in records
+                     if not record.answerable
+                     and record.counts["covered"] is not None]
             means["correct_abstentions"][system] = {
-                "correct": correct, "total": answered}
-    for means in found.values():  # none judged where runs only retrieve
+                "correct": asked.count(0), "total": len(asked)}
         per_system = means["correct_abstentions"].values()
         if not any(each["total"] for each in per_system):
-            means["correct_abstentions"] = None
+            means["correct_abstentions"] = None  # runs only retrieve
     return found
-
-
-def _units(names, groups):
-    """Return the units of the paired test over these questions: groups,
-    each question without one a group of its own."""
-    groups = groups or {}
-    return len({groups.get(name) or (name,) for name in names})
 
 
 def _silenced(record, measure):
@@ -1451,14 +1432,15 @@ def _tested(data, records):
     return tests
 
 
-def _comparison(data, records, candidate, tests, decided):
+def _comparison(data, records, candidate, tested, decided):
     """Return the comparison of a candidate with the baseline: each question
     both ran, its verdict and its moved values (measure, before, after,
     judged: neither n/a); its floor, the lowest p were every answerable unit
     both ran to move one way, against alpha of a declared test."""
     systems = (data.systems[0], candidate)
     before, after = records.strict[systems[0]], records.strict[candidate]
-    changes = []
+    changes, units = [], set()  # units: groups, or questions alone
+    groups = data.groups or {}
     for name in filter(after.__contains__, before):
         old, new = before[name].values, after[name].values
         moved = [(measure, old[measure], new[measure],
@@ -1466,6 +1448,8 @@ def _comparison(data, records, candidate, tests, decided):
                  for measure in old if old[measure] != new[measure]]
         changes.append({"case": name, "verdict": _verdict(old, new),
                         "moved": moved})
+        if before[name].answerable:
+            units.add(groups.get(name) or (name,))
     verdicts = [change["verdict"] for change in changes]
     manifest = None  # the fields of the run manifests that changed
     if data.manifests is not None:
@@ -1473,21 +1457,19 @@ def _comparison(data, records, candidate, tests, decided):
         manifest = [(field, old.get(field), new.get(field))
                     for field in {**old, **new}
                     if old.get(field) != new.get(field)]
-    units = _units([change["case"] for change in changes
-                    if before[change["case"]].answerable], data.groups)
-    level = (data.policy or {}).get("significance", {}).get(
-        "alpha", _FLOOR_LEVEL)
-    floor = _lowest_p(units)
+    test = (data.policy or {}).get("significance", {})
+    level = test.get("alpha", 0.05)  # a floor's, without a declared test
+    floor = _lowest_p(len(units))
     return {
         "baseline": systems[0], "candidate": candidate,
         "manifest_changes": manifest,
         "shared": len(changes),
         "changes": changes,
         "totals": {verdict: verdicts.count(verdict) for verdict in _VERDICTS},
-        "paired_tests": tests,
-        "floor": {"p": floor, "units": units, "level": level,
+        "paired_tests": tested["strict"][candidate],
+        "floor": {"p": floor, "units": len(units), "level": level,
                   "below_level": floor < level},
-        "decision": decided,
+        "decision": decided and decided[candidate],
     }
 
 
@@ -1709,8 +1691,7 @@ def _significance_findings(judging):
                         before["mean"], after["mean"], before["averaged"],
                         after["averaged"]))
     if rose and measure == "support":
-        old, new = (_pooled_support([_judged_claims(record)
-                                     for record in side.values()
+        old, new = (_pooled_support([record for record in side.values()
                                      if record.answerable])
                     for side in (judging.baseline, judging.candidate))
         # Compared exactly: s1 / g1 < s0 / g0 (no claims on a side: 0 < 0).
@@ -1990,15 +1971,13 @@ def _summary(data, records):
         "disputed_labels": disputed or None,
         "lenient_means": _means(data, records.lenient) if disputed else None,
         "trec_eval_means": _trec_eval_means(data, records.strict),
-        "comparisons": [_comparison(data, records, candidate,
-                                    tested["strict"][candidate],
-                                    decided and decided[candidate])
+        "comparisons": [_comparison(data, records, candidate, tested, decided)
                         for candidate in systems[1:]],
         "disclosures": disclosed,
         "policy": None if policy is None else {
             "rules": policy, "baseline_alone": decided[systems[0]]},
-        "groups": None if data.groups is None
-        else _units(list(data.questions), data.groups),
+        "groups": None if data.groups is None else len(  # units
+            {group or (name,) for name, group in data.groups.items()}),
         "decisions": None if decided is None else {
             candidate: decided[candidate] for candidate in systems[1:]},
         # With one system alone, its own judgement: checked, not accepted.

@@ -1311,17 +1311,21 @@ def _macro_mean(values, total):
     """Return {mean, averaged, total}: each question weighs the same; n/a
     (or a question not run) is counted, never averaged in as 0."""
     present = [value for value in values if value is not None]
-    return {"mean": _mean(present), "averaged": len(present), "total": total}
+    mean = math.fsum(present) / len(present) if present else None
+    return {"mean": mean, "averaged": len(present), "total": total}
 
 
-def _pooled_support(records):
-    """Return {supported, generated, ratio}: the records' judged claims."""
-    supported = generated = 0
-    for record in records:
-        for _, counts in record.runs:
-            if counts["supported"] is not None:  # an answer, judged
-                supported += counts["supported"]
-                generated += counts["generated"]
+def _judged_claims(record):
+    """Return (supported, generated): the claims of a record's judged runs."""
+    judged = [counts for _, counts in record.runs
+              if counts["supported"] is not None]
+    return (sum(counts["supported"] for counts in judged),
+            sum(counts["generated"] for counts in judged))
+
+
+def _pooled_support(pairs):
+    """Return {supported, generated, ratio} of _judged_claims() pooled."""
+    supported, generated = map(sum, zip((0, 0), *pairs))
     ratio = supported / generated if generated else None
     return {"supported": supported, "generated": generated, "ratio": ratio}
 
@@ -1332,23 +1336,30 @@ def _means(data, by_system):
     judged answers to unanswerable questions (None without such)."""
     averaged = _averaged(data.measures)
     keys = [*averaged, "pooled_support", "correct_abstentions"]
-    found = {}
-    for part, names in data.slices.items():
-        found[part] = means = {key: {} for key in keys}
-        for system, scored in by_system.items():
-            records = [scored[name] for name in names if name in scored]
-            for measure in averaged:
-                values = [record.values[measure] for record in records]
-                means[measure][system] = _macro_mean(values, len(names))
-            means["pooled_support"][system] = _pooled_support(records)
-            asked = [record.counts["generated"] for record in records
-                     if not record.answerable
-                     and record.counts["covered"] is not None]
+    found = {part: {key: {} for key in keys} for part in data.slices}
+    for system, scored in by_system.items():
+        in_part = {part: [] for part in data.slices}
+        for name, record in scored.items():  # each read once
+            asked = not record.answerable and record.counts["covered"] is not None
+            abstained = asked and record.counts["generated"] == 0
+            entry = (tuple(record.values[each] for each in averaged),
+                     _judged_claims(record), (int(abstained), int(asked)))
+            for part in data.questions[name].slices:
+                in_part[part].append(entry)
+        for part, entries in in_part.items():
+            means, total = found[part], len(data.slices[part])
+            values, claims, tallies = zip(*entries) if entries else ((),) * 3
+            columns = zip(*values) if values else [()] * len(averaged)
+            for measure, column in zip(averaged, columns):
+                means[measure][system] = _macro_mean(column, total)
+            means["pooled_support"][system] = _pooled_support(claims)
+            correct, answered = map(sum, zip((0, 0), *tallies))
             means["correct_abstentions"][system] = {
-                "correct": asked.count(0), "total": len(asked)}
+                "correct": correct, "total": answered}
+    for means in found.values():  # none judged where runs only retrieve
         per_system = means["correct_abstentions"].values()
         if not any(each["total"] for each in per_system):
-            means["correct_abstentions"] = None  # runs only retrieve
+            means["correct_abstentions"] = None
     return found
 
 
@@ -1691,7 +1702,8 @@ def _significance_findings(judging):
                         before["mean"], after["mean"], before["averaged"],
                         after["averaged"]))
     if rose and measure == "support":
-        old, new = (_pooled_support([record for record in side.values()
+        old, new = (_pooled_support([_judged_claims(record)
+                                     for record in side.values()
                                      if record.answerable])
                     for side in (judging.baseline, judging.candidate))
         # Compared exactly: s1 / g1 < s0 / g0 (no claims on a side: 0 < 0).

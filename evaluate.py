@@ -2426,7 +2426,8 @@ def _compared_lines(compared, label, most):
     totals = ", ".join("%d %s" % (count, name)
                        for name, count in compared["totals"].items())
     if len(moved) > most:
-        totals += "; %d more moved" % (len(moved) - most)
+        totals += "; %d more moved (--json lists every question)" % (
+            len(moved) - most)
     return lines + ["totals: " + totals]
 
 

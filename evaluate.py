@@ -1380,7 +1380,8 @@ def _silenced(record, measure):
 def _sides(before, after, names, measure, read, silence):
     """Return (the baseline's values, the candidate's, as exact fractions,
     the questions with unequal runs, (silent questions, runs), the pairs
-    that differ) over those of names the baseline ran; read caches
+    that differ) over those of names the baseline ran, and the candidate's
+    alone (its slice mean reads them, no pair does); read caches
     fractions. Where only the baseline has a value, the candidate's lowest
     counts with silence "lowest" (_silenced()), n/a with "skipped"."""
     values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
@@ -1403,6 +1404,13 @@ def _sides(before, after, names, measure, read, silence):
             side[name] = None if value is None else read[value]
         if name in after and len(before[name].runs) != len(after[name].runs):
             unmatched += 1  # unequal runs can favour either side
+    for name in filter(after.__contains__, names):
+        new = after[name].values[measure]
+        if name in before:
+            continue  # read above, in its pair
+        if new is not None and new not in read:  # the candidate's alone
+            read[new] = _exact(new)
+        values[1][name] = None if new is None else read[new]
     return values[0], values[1], unmatched, (silent, silent_runs), moved
 
 

@@ -3787,6 +3787,19 @@ class RealLogs(DataFileCase):
                                         "30 questions with a value) and pooled support fell, "
                                         "10/20 -> 10/30"), detail)
 
+    def test_questions_only_the_candidate_ran_count_in_its_slice_mean(self):
+        # As above, but the baseline runs only the 10 it answers: the 20 the candidate
+        # alone ran are in no pair, and still in its slice mean.
+        data = abstaining_baseline(30, answered=10)
+        data["runs"] = {name: ran if index < 10 else {"B": ran["B"]}
+                        for index, (name, ran) in enumerate(data["runs"].items())}
+        decided = decision_of(data)
+        detail = decided["findings"][0][2]
+        self.assertFalse(decided["accepted"])
+        self.assertIn("support rose: mean +0.50 over 10 of 10 questions", detail)
+        self.assertIn(": but its slice mean fell, 0.50 -> 0.33 (over 10 and 30 questions "
+                      "with a value)", detail)
+
     def test_pooled_support_that_falls_over_as_many_claims_is_read_as_a_fall(self):
         # One claim on q0, three on q1: A 0/1 and 3/3, B 1/1 and 1/3. The means rise,
         # 0.50 -> 0.67, as pooled support falls, 3/4 -> 2/4.

@@ -1365,13 +1365,14 @@ def _means(data, by_system):
 
 def _silenced(record, measure):
     """Return (a record's value, each run without an answer counted as the
-    measure's lowest; how many ran so): silence never scores better."""
+    measure's lowest; how many ran so): silence never scores better. An
+    empty answer to an answerable question is one without an answer."""
     if not MEASURES[measure].get("answer"):
         return record.values[measure], 0
     values, silent = [], 0
     for run_values, counts in record.runs:
-        value = run_values[measure]
-        if value is None and counts["generated"] is None:
+        value, made = run_values[measure], counts["generated"]
+        if value is None and (made is None or record.answerable and not made):
             value, silent = MEASURES[measure].get("lowest", 0.0), silent + 1
         values.append(value)
     return (_mean(values), silent) if silent else (record.values[measure], 0)

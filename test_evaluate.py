@@ -3646,7 +3646,7 @@ class RealLogs(DataFileCase):
     def test_a_candidate_that_answers_less_is_refused_naming_what_it_left_unanswered(self):
         full, half = ({"retrieved": ["d"], "claims": [[c, ["d"]] for c in claims]}
                       for claims in (("c1", "c2"), ("c1",)))
-        none = {"retrieved": ["d"], "claims": None}
+        none, blank = ({"retrieved": ["d"], "claims": claims} for claims in (None, []))
         test = {"significance": {"metric": "coverage", "alpha": 0.05}}
         ten = ["q%d" % index for index in range(10)]
         rows = [  # name: (questions, A's runs and B's by question index, policy, named)
@@ -3658,7 +3658,11 @@ class RealLogs(DataFileCase):
              test, "4 questions the candidate did not run or answer in every run (q6, q7, q8, q9)"),
             ("CE4, repeated runs unanswered", ten[:6], lambda i: ([half] * 3,
                                                                  [full, none, none]),
-             test, "(q0, q1, q2, q3, q4, q5) count as its lowest value")]
+             test, "(q0, q1, q2, q3, q4, q5) count as its lowest value"),
+            ("CE5, empty answers to answerable questions", ten,
+             lambda i: (half, half) if i < 6 else (full, blank),
+             {"significance": {"metric": "support", "alpha": 0.05}},
+             "(q6, q7, q8, q9) count as its lowest value")]
         for name, questions, runs, policy, named in rows:
             data = {"systems": ["A", "B"], "policy": policy,
                     "cases": dict.fromkeys(questions, {"relevant": ["d"],

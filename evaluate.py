@@ -2251,8 +2251,6 @@ def _trec_cases(judged, runs, k, systems, unjudged):
                     if grade >= 1}
         cases[topic] = {"relevant": tuple(relevant), "support": None,
                         "grades": relevant}
-    if not cases:
-        raise EvaluationError("no topic of the runs is in the qrels")
     alone, notes = [topic for topic in judged if topic not in runs], []
     for why, topics, noun, what in (
             ("left out, as trec_eval leaves them", unjudged, "run topic",
@@ -2284,6 +2282,8 @@ def _trec_data(files, k):
                                   "topics of the qrels, the most scored" % (name, _MAX_TREC_RUNS))
         if tag is None:
             raise EvaluationError("%s: holds no line" % name)
+        if not ranked:  # its system would run no case
+            raise EvaluationError("%s: no topic of it is in the qrels" % name)
         if tag in tagged:
             raise EvaluationError("%s and %s both hold the run tag %s: one file "
                                   "given twice, or runs to tag apart" % (

@@ -4019,7 +4019,8 @@ class TrecFiles(TestCase):
              "run0, line 2: expected a line of at most 4096 bytes"),
             ("T7 0 d 1\nth\u00e9 0 d 1\n", [RUN_FILE], "qrels, line 2: invalid name 'th\\xe9' "
              "(names are 1 to 64 printable ASCII characters, no spaces)"),
-            ("T7 0 d 1\n", [RUN_FILE], "no topic of the runs is in the qrels")]
+            ("T7 0 d 1\n", [RUN_FILE], "run0: no topic of it is in the qrels"),
+            (QRELS, [RUN_FILE, "T9 Q0 d 1 1 t\n"], "run1: no topic of it is in the qrels")]
 
         def fault(qrels, runs):
             paths = self.files(qrels=qrels, **{"run%d" % index: run

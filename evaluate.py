@@ -834,7 +834,9 @@ def _question(name, case, by_system, corpus, known):
 
 
 def _checked(data):
-    """Return a data set (a dict of _DATA_KEYS) checked once, as _Data."""
+    """Return a data set (a dict of _DATA_KEYS) checked once, as _Data: its
+    keys, k, systems and notes, the manifests, the corpus, the layout of
+    cases and runs, each case and run in full, the tags, then the policy."""
     parts = _data_parts(data)
     cases, systems, corpus = parts["cases"], parts["systems"], parts["corpus"]
     if parts["manifests"] is not None:
@@ -852,6 +854,8 @@ def _checked(data):
     questions = {name: _question(name, case, parts["runs"][name], corpus,
                                  known)
                  for name, case in cases.items()}
+    # The slices: the answerable, the unanswerable, then "tag:NAME" per tag
+    # in the order tags are first used; each holds names in case order.
     slices, named = {part: [] for part in _SLICES}, set()
     for question in questions.values():
         for part in question.slices:
@@ -877,6 +881,8 @@ def _checked(data):
 
 
 # --- The scored records ----------------------------------------------------
+# Each checked run is scored once in each reading, at a cost of what it
+# holds and k (_lookups() read the labels). Everything below reads these.
 
 class _Scored(_Record):
     """One question run by one system, in one reading: {measure: the mean
@@ -974,6 +980,7 @@ _MAX_DRAWS = 100000  # of one test: p_upper is within 0.0025 of p = 0.05
 _MIN_DRAWS = 1000  # of a test that decides; a fifth for one that does not
 _REPORT_STEPS = 30 * 10 ** 6  # exact steps of all a report's tests
 _REPORT_DRAWS = 60 * 10 ** 6  # unit-draws of all a report's tests
+_SEED = 20261202  # with the test's data: the same on every CPython
 
 
 def _exact(number):
@@ -1073,7 +1080,7 @@ def _sampled_count(sizes, observed, count):
     units = [float(round(size * scale)) for size in sizes]
     total = sum(units)
     limit = (total - round(observed * scale)) // 2 + 2 * len(units) + 2
-    draws = Random(20261202 * 2 ** 64 + int(total) + len(units))
+    draws = Random(_SEED * 2 ** 64 + int(total) + len(units))
     # The sums of the plus parts: a size 32 units or more share counts once
     # a one bit of a draw of as many bits; of the other units, each byte of
     # a draw picks one of the 256 subset sums of 8 units, listed once.
@@ -1406,10 +1413,10 @@ def _sides(before, after, names, measure, read, silence):
         if name in after and len(before[name].runs) != len(after[name].runs):
             unmatched += 1  # unequal runs can favour either side
     for name in filter(after.__contains__, names):
-        new = after[name].values[measure]
         if name in before:
             continue  # read above, in its pair
-        if new is not None and new not in read:  # the candidate's alone
+        new = after[name].values[measure]  # the candidate's alone
+        if new is not None and new not in read:
             read[new] = _exact(new)
         values[1][name] = None if new is None else read[new]
     return values[0], values[1], unmatched, (silent, silent_runs), moved

@@ -1295,12 +1295,11 @@ _MAX_TESTED = 10  # candidates past which only the declared measure is tested
 
 
 def _change(before, after):
-    """Return 'better', 'worse', 'equal', or None if a side is n/a."""
-    if before is None or after is None:
+    """Return 'better' or 'worse', or None if equal or a side is n/a."""
+    if before is None or after is None or after == before:
         return None  # n/a is not comparable: shown, never judged
     # Higher is better; for abstention, yes (True) is above no (False).
-    return "better" if after > before else "worse" if after < before \
-        else "equal"
+    return "better" if after > before else "worse"
 
 
 def _verdict(before, after):
@@ -1677,11 +1676,10 @@ def _significance(measure, test, policy):
     if test["groups"] != test["questions"]:  # groups: two means
         over = "%d groups; question mean %+.2f over %s" % (
             test["groups"], test["question_mean"], over)
-    detail = ("%s %s: mean %+.2f over %s, %s, level %g (alpha %g, Holm's "
-              "step %d of %d; one-sided %g)" % (
-                  measure, moved, mean, over, test["p_shown"], level,
-                  policy["significance"]["alpha"], test["step"],
-                  test["steps"], level / 2))
+    detail = "%s %s: mean %+.2f over %s, %s, level %g (alpha %g, Holm's " \
+        "step %d of %d)" % (measure, moved, mean, over, test["p_shown"],
+                            level, policy["significance"]["alpha"],
+                            test["step"], test["steps"])
     if test["p"] <= level < test["p_upper"]:
         detail += ": too close to call with %d draws" % test["samples"]
     elif level < test["p_upper"] and level < test["min_p"] < 1:

@@ -2177,8 +2177,7 @@ def significance_detail(mean, p, alpha=0.05, metric="coverage", pairs="6 of 6", 
                         level=None, floor=None):  # level: alpha unless given
     moved = "rose" if float(mean) > 0 else "fell" if float(mean) < 0 else "did not move"
     detail = ("%s %s: mean %s over %s questions, p = %s (exact), level %s (alpha %s, Holm's "
-              "step %d of %d; one-sided %s)" % (metric, moved, mean, pairs, p, level or alpha,
-                                                 alpha, step[0], step[1], (level or alpha) / 2))
+              "step %d of %d)" % (metric, moved, mean, pairs, p, level or alpha, alpha, *step))
     if floor:  # (moved units, the lowest p they give), above the level
         detail += ": its %d moved units can give no p below %s" % floor
     return detail
@@ -3832,7 +3831,7 @@ class RealLogs(DataFileCase):
         self.assertEqual((rule, judged["accepted"]), ("significance", False))
         self.assertEqual(detail, "coverage rose: mean +0.85 over 9 groups; question mean "
                          "-0.05 over 38 of 38 questions, p = 1/128 (exact), level 0.05 (alpha "
-                         "0.05, Holm's step 1 of 1; one-sided 0.025)")  # no fall read: no rise
+                         "0.05, Holm's step 1 of 1)")  # no fall read: no rise
         self.assertIn("held significance", text_of(grouped_coverage(8, 0), "--summary"))
 
     def test_questions_with_more_runs_on_one_side_are_counted_beside_the_decision(self):

@@ -1839,8 +1839,7 @@ def _judged(policy, candidate, baseline, test):
                     unchecked.append((rule, finding[2]))
                 else:
                     (held if holds else broken).append(finding)
-    if test and test["questions"] and test["mean"] < 0 \
-            and test["p_upper"] <= test["level"]:
+    if test and test["p_upper"] <= test["level"] and test["mean"] < 0:
         # A significant fall of the declared measure leads: the gravest.
         broken.sort(key=lambda finding: finding[0] != "significance")
     # Nothing judged, nothing accepted: a policy that judged no rule.
@@ -1897,9 +1896,8 @@ def _by_readings(data, records, judged, systems):
                          and before[name].counts != after[name].counts)
     depends_on = []  # in case order; none where the readings agree
     for name in filter(names.__contains__, data.questions if names else ()):
-        for claim_id, sources in data.questions[name].case.get(
-                "disputed", {}).items():
-            depends_on.append((name, claim_id, sources))
+        disputed = data.questions[name].case.get("disputed", {})
+        depends_on += [(name, *label) for label in disputed.items()]
     return {"plan": plan,
             "accepted": None if None in accepted else all(accepted),
             "strict": strict, "lenient": judged.get("lenient"),

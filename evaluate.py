@@ -1297,7 +1297,7 @@ _MAX_TESTED = 10  # candidates past which only the declared measure is tested
 def _change(before, after):
     """Return 'better' or 'worse', or None if equal or a side is n/a."""
     if before is None or after is None or after == before:
-        return None  # n/a is not comparable: shown, never judged
+        return None  # no change; n/a is not comparable: shown, never judged
     # Higher is better; for abstention, yes (True) is above no (False).
     return "better" if after > before else "worse"
 

@@ -2193,13 +2193,12 @@ def _qrels(name, file, size):
             raise _trec_fault(name, number, "expected 'topic iteration "
                               "document grade', the grade whole, got %s",
                               " ".join(fields)) from None
-        grades = judged.get(topic)
-        if grades is None:
-            if len(judged) == _MAX_TOPICS:
+        grades = judged.setdefault(topic, {})
+        if not grades:  # a topic first seen
+            if len(judged) > _MAX_TOPICS:
                 raise _trec_fault(name, number, "expected at most %s "
                                   "topics, got more", _MAX_TOPICS)
             _check_name(topic, "%s, line %d" % (name, number))  # a case's
-            grades = judged[topic] = {}
         if doc_id in grades:  # as trec_eval refuses it
             raise _trec_fault(name, number, "document %s is judged "
                               "twice for topic %s", doc_id, topic)

@@ -1192,22 +1192,16 @@ def _question_value(value, side, name, read):
 def _paired(before, after, groups, runs, budget):
     """Return paired_test() of two dicts of fractions or None by question
     name, groups or None; runs counts the questions of unequal runs."""
-    units, pairs = {}, {}  # pairs: each pair's difference
+    units = {}
     for name, old in before.items():
         new = after[name]
         if old is None or new is None:
             continue
-        # By identity, as the values live on in before and after, and each
-        # number's fraction is read once: a Fraction's hash is slow on 3.8.
-        pair = id(old), id(new)
-        if pair not in pairs:
-            pairs[pair] = new - old
         group = None if groups is None else groups[name]
         unit = (1, name) if group is None else (0, group)
-        units.setdefault(unit, []).append(pairs[pair])
+        units.setdefault(unit, []).append(new - old)
     # Groups first, then questions without one, by name: in any order.
     units = [units[unit] for unit in sorted(units)]
-    del pairs  # 100,000 of them weigh 12 MiB: not kept through the test
     differences = [unit[0] if len(unit) == 1 else sum(unit) / len(unit)
                    for unit in units]
     questions = [difference for unit in units for difference in unit]

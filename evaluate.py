@@ -1071,7 +1071,6 @@ def _sampled_count(sizes, observed, count):
     """Return how many of `count` random sign assignments of the float
     sizes give a sum at least `observed` from 0, from a seed the sizes fix."""
     from collections import Counter
-    from operator import add
     from random import Random
     # Each size in whole units of 2**-52 of the total, so that every sum is
     # exact. Rounding moves a sum by under 2 units a size: a draw that close
@@ -1094,9 +1093,8 @@ def _sampled_count(sizes, observed, count):
         sums[draw] = sum(map(list.__getitem__, tables, picks))
     for size, many in sorted(shared.items()):
         if many >= 32:  # as costly as 32 units bit by bit
-            plus = [size * bin(draws.getrandbits(many)).count("1")
-                    for _ in range(count)]
-            sums = list(map(add, sums, plus))
+            sums = [part + size * bin(draws.getrandbits(many)).count("1")
+                    for part in sums]
     return sum(part <= limit or part >= total - limit
                for part in sums)
 

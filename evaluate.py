@@ -1204,8 +1204,6 @@ def _paired(before, after, groups, runs, budget):
                    for unit in units]
     questions = [difference for unit in units for difference in unit]
     scale, numbers = _scaled(differences)
-    wins, losses = sum(n > 0 for n in numbers), sum(n < 0 for n in numbers)
-    found = _sign_flip_p(numbers, scale, budget)
     mean = _float_mean(scale, numbers) if numbers else None
     return {
         "questions": len(questions),
@@ -1214,10 +1212,10 @@ def _paired(before, after, groups, runs, budget):
         "mean": mean,
         "question_mean": mean if len(questions) == len(differences)
         else _float_mean(*_scaled(questions)),
-        "wins": wins,
-        "ties": len(differences) - wins - losses,
-        "losses": losses,
-        **found,  # p, p_upper, p_shown, min_p, method, samples, normal_p
+        "wins": sum(number > 0 for number in numbers),
+        "ties": numbers.count(0),
+        "losses": sum(number < 0 for number in numbers),
+        **_sign_flip_p(numbers, scale, budget),
         "unmatched_runs": runs,
     }
 

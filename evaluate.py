@@ -922,13 +922,13 @@ def _scored_run(data, question, run, reads):
     judged = {reading: _judgement(lookups, retrieved, claims, data.k,
                                   data.corpus)
               for reading, lookups in question.lookups.items()}
+    own = {name: MEASURES[name]["value"](reads.get(name, case), run, data.k)
+           for name in data.measures if "value" in MEASURES[name]}
     scored = {}
     for reading, (counts, _, _) in judged.items():
         six = _values(counts)
-        scored[reading] = {
-            name: six[name] if "value" not in MEASURES[name] else
-            MEASURES[name]["value"](reads.get(name, case), run, data.k)
-            for name in data.measures}, counts
+        scored[reading] = {name: own[name] if name in own else six[name]
+                           for name in data.measures}, counts
     reasons, disclosed = judged["strict"][1:]
     if reasons is None:
         return scored, {"claims": None, "uncovered": None,
@@ -1313,10 +1313,12 @@ def _macro_mean(values, total):
 
 def _judged_claims(record):
     """Return (supported, generated): the claims of a record's judged runs."""
-    judged = [counts for _, counts in record.runs
-              if counts["supported"] is not None]
-    return (sum(counts["supported"] for counts in judged),
-            sum(counts["generated"] for counts in judged))
+    supported = generated = 0
+    for _, counts in record.runs:
+        if counts["supported"] is not None:
+            supported += counts["supported"]
+            generated += counts["generated"]
+    return supported, generated
 
 
 def _pooled_support(pairs):
@@ -1338,18 +1340,18 @@ def _means(data, by_system):
         for name, record in scored.items():  # each read once
             asked = not record.answerable and record.counts["covered"] is not None
             abstained = asked and record.counts["generated"] == 0
-            entry = (tuple(record.values[each] for each in averaged),
-                     _judged_claims(record), (int(abstained), int(asked)))
+            entry = (*[record.values[each] for each in averaged],
+                     *_judged_claims(record), int(abstained), int(asked))
             for part in data.questions[name].slices:
                 in_part[part].append(entry)
         for part, entries in in_part.items():
             means, total = found[part], len(data.slices[part])
-            values, claims, tallies = zip(*entries) if entries else ((),) * 3
-            columns = zip(*values) if values else [()] * len(averaged)
+            columns = list(zip(*entries)) or [()] * (len(averaged) + 4)
             for measure, column in zip(averaged, columns):
                 means[measure][system] = _macro_mean(column, total)
-            means["pooled_support"][system] = _pooled_support(claims)
-            correct, answered = map(sum, zip((0, 0), *tallies))
+            supported, generated, correct, answered = map(sum, columns[-4:])
+            means["pooled_support"][system] = _pooled_support(
+                [(supported, generated)])
             means["correct_abstentions"][system] = {
                 "correct": correct, "total": answered}
     for means in found.values():  # none judged where runs only retrieve

@@ -1386,30 +1386,30 @@ def _sides(before, after, names, measure, read, silence):
     values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
     moved = 0
     for name in filter(before.__contains__, names):
-        old, runs = before[name].values[measure], 0
-        new = after[name].values[measure] if name in after else None
-        if old is not None and name not in after:  # silent, with no run
+        record, mine = before[name], after.get(name)
+        old, runs = record.values[measure], 0
+        new = None if mine is None else mine.values[measure]
+        if old is not None and mine is None:  # silent, with no run
             counted, runs = MEASURES[measure].get("lowest", 0.0), 1
-        elif old is not None and (new is None or len(after[name].runs) > 1):
-            counted, runs = _silenced(after[name], measure)
+        elif old is not None and (new is None or len(mine.runs) > 1):
+            counted, runs = _silenced(mine, measure)
+            silent_runs += runs
         if runs:
             silent.append(name)
-            silent_runs += runs if name in after else 0
             new = counted if silence == "lowest" else new
         moved += old is not None and new != old
-        for value, side in ((old, values[0]), (new, values[1])):
-            if value is not None and value not in read:
+        for value in (old, new):
+            if value not in read:  # read[None] is None
                 read[value] = _exact(value)
-            side[name] = None if value is None else read[value]
-        if name in after and len(before[name].runs) != len(after[name].runs):
+        values[0][name], values[1][name] = read[old], read[new]
+        if mine is not None and len(record.runs) != len(mine.runs):
             unmatched += 1  # unequal runs can favour either side
-    for name in filter(after.__contains__, names):
-        if name in before:
-            continue  # read above, in its pair
-        new = after[name].values[measure]  # the candidate's alone
-        if new is not None and new not in read:
+    alone = after.keys() - before.keys()  # the candidate's: in no pair
+    for name in filter(alone.__contains__, names):
+        new = after[name].values[measure]
+        if new not in read:
             read[new] = _exact(new)
-        values[1][name] = None if new is None else read[new]
+        values[1][name] = read[new]
     return values[0], values[1], unmatched, (silent, silent_runs), moved
 
 
@@ -1423,7 +1423,7 @@ def _tested(data, records):
     many = len(systems) - 1 > _MAX_TESTED
     measures = {"strict": declared if many else _averaged(data.measures),
                 "lenient": declared}
-    tests, read, wanted = {}, {}, []  # read: each value's fraction, reused
+    tests, read, wanted = {}, {None: None}, []  # read: each value's fraction
     for reading in measures:
         by_system = getattr(records, reading)
         if by_system is None:
@@ -1969,10 +1969,12 @@ def _summary(data, records):
                 for name, question in data.questions.items()
                 for claim, sources in
                 question.case.get("disputed", {}).items()]
+    from itertools import islice
     missing, disclosed = {}, {}  # of each system: not run, disclosed
     for system, scored in records.strict.items():
-        names = [name for name in data.questions if name not in scored]
-        missing[system] = {"count": len(names), "cases": names[:10]}
+        names = (name for name in data.questions if name not in scored)
+        missing[system] = {"count": len(data.questions) - len(scored),
+                           "cases": list(islice(names, 10))}
         disclosed[system] = []  # (case, the restricted documents)
         for name, record in scored.items():
             if record.counts["disclosed"]:

@@ -926,9 +926,8 @@ def _scored_run(data, question, run, reads):
            for name in data.measures if "value" in MEASURES[name]}
     scored = {}
     for reading, (counts, _, _) in judged.items():
-        six = _values(counts)
-        scored[reading] = {name: own[name] if name in own else six[name]
-                           for name in data.measures}, counts
+        found = {**_values(counts), **own}  # own: read no label
+        scored[reading] = {name: found[name] for name in data.measures}, counts
     reasons, disclosed = judged["strict"][1:]
     if reasons is None:
         return scored, {"claims": None, "uncovered": None,
@@ -956,10 +955,9 @@ def _records(data):
                  for name in data.measures if "reads" in MEASURES[name]}
         for system, runs in question.runs.items():
             found = [_scored_run(data, question, run, reads) for run in runs]
-            explained = tuple(explanation for _, explanation in found)
+            scored, explained = zip(*found)  # each run's
             for reading in ("strict", "lenient")[:1 + disputed]:
-                pairs = tuple(scored.get(reading, scored["strict"])
-                              for scored, _ in found)
+                pairs = tuple(run.get(reading, run["strict"]) for run in scored)
                 values, counts = pairs[0]
                 if len(pairs) > 1:
                     values = {name: _mean([run[0][name] for run in pairs])
@@ -1313,12 +1311,10 @@ def _macro_mean(values, total):
 
 def _judged_claims(record):
     """Return (supported, generated): the claims of a record's judged runs."""
-    supported = generated = 0
-    for _, counts in record.runs:
-        if counts["supported"] is not None:
-            supported += counts["supported"]
-            generated += counts["generated"]
-    return supported, generated
+    judged = [counts for _, counts in record.runs
+              if counts["supported"] is not None]
+    return (sum(counts["supported"] for counts in judged),
+            sum(counts["generated"] for counts in judged))
 
 
 def _pooled_support(pairs):

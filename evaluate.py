@@ -926,7 +926,7 @@ def _scored_run(data, question, run, reads):
            for name in data.measures if "value" in MEASURES[name]}
     scored = {}
     for reading, (counts, _, _) in judged.items():
-        found = {**_values(counts), **own}  # own: read no label
+        found = {**_values(counts), **own}  # own: alike in each reading
         scored[reading] = {name: found[name] for name in data.measures}, counts
     reasons, disclosed = judged["strict"][1:]
     if reasons is None:

@@ -1377,7 +1377,7 @@ def _sides(before, after, names, measure, read, silence):
     the questions with unequal runs, (silent questions, runs), the pairs
     that differ) over those of names the baseline ran, and the candidate's
     alone (its slice mean reads them, no pair does); read caches
-    fractions. Where only the baseline has a value, the candidate's lowest
+    fractions, None's None. Where only the baseline has a value, the candidate's lowest
     counts with silence "lowest" (_silenced()), n/a with "skipped"."""
     values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
     moved = 0

@@ -83,9 +83,9 @@ def _all_ids(items, corpus=None):
         return not items
     if corpus is not None:
         return all(map(corpus.__contains__, items))
-    joined = "".join(items)  # printable and no space: each one is
-    return (joined.isprintable() and " " not in joined
-            and 0 < min(map(len, items)) <= max(map(len, items)) <= 200)
+    joined = "".join(items)  # printable, no space, 200 long: each one is
+    return (joined.isprintable() and " " not in joined and "" not in items
+            and (len(joined) <= 200 or max(map(len, items)) <= 200))
 
 
 def _check_ids(value, field, corpus=None):
@@ -750,9 +750,9 @@ def _check_layout(cases, runs, systems):
         if type(by_system) is not dict:
             raise _invalid("runs[%s]" % _shown(name), "expected a dict of "
                            "runs by system, got %s", by_system)
-        _check_keys(by_system, "runs[%s]" % _shown(name))
         for system in by_system:
-            if system not in systems:
+            if type(system) is not str or system not in systems:
+                _check_keys(by_system, "runs[%s]" % _shown(name))  # first
                 raise _invalid("runs[%s]" % _shown(name), "system %s is "
                                'not in "systems"', system)
     scored = 0

@@ -752,7 +752,7 @@ def _check_layout(cases, runs, systems):
                            "runs by system, got %s", by_system)
         for system in by_system:
             if type(system) is not str or system not in systems:
-                _check_keys(by_system, "runs[%s]" % _shown(name))  # first
+                _check_keys(by_system, "runs[%s]" % _shown(name))  # not str?
                 raise _invalid("runs[%s]" % _shown(name), "system %s is "
                                'not in "systems"', system)
     scored = 0
@@ -1377,8 +1377,9 @@ def _sides(before, after, names, measure, read, silence):
     the questions with unequal runs, (silent questions, runs), the pairs
     that differ) over those of names the baseline ran, and the candidate's
     alone (its slice mean reads them, no pair does); read caches
-    fractions, None's None. Where only the baseline has a value, the candidate's lowest
-    counts with silence "lowest" (_silenced()), n/a with "skipped"."""
+    fractions (None as None). Where only the baseline has a value, the
+    candidate's lowest counts with silence "lowest" (_silenced()), n/a
+    with "skipped"."""
     values, unmatched, silent, silent_runs = ({}, {}), 0, [], 0
     moved = 0
     for name in filter(before.__contains__, names):
